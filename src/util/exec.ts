@@ -1,0 +1,73 @@
+/**
+ * The one place that launches external programs (ip, tc, tcpdump, helpers).
+ * It owns timeouts and error text, so every caller gets the same clear failures.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { CcbError } from './errors.js';
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunOptions {
+  /** Fail after this many ms (default 30 s): a hung `tc` must not hang a crawl. */
+  timeoutMs?: number;
+  /** Text written to the child's stdin (e.g. a `tc -batch -` script). */
+  input?: string;
+  /** Do not throw on a non-zero exit; the caller inspects `code`. */
+  allowFailure?: boolean;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** Runs a command to completion and returns its output; throws a CcbError on failure. */
+export function run(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env, cwd: opts.cwd });
+    } catch (err) {
+      reject(new CcbError(`could not start ${cmd}: ${(err as Error).message}`));
+      return;
+    }
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      const hint = err.code === 'ENOENT' ? 'run ./setup.sh to install the missing tool' : undefined;
+      reject(new CcbError(`could not start ${cmd}: ${err.message}`, hint));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const result = { stdout, stderr, code, signal };
+      if (signal === 'SIGKILL' && code === null) {
+        reject(new CcbError(`${cmd} ${args.join(' ')} timed out after ${timeoutMs} ms`));
+      } else if (code !== 0 && !opts.allowFailure) {
+        reject(new CcbError(`${cmd} ${args.join(' ')} failed (exit ${code}): ${stderr.trim() || stdout.trim()}`));
+      } else {
+        resolve(result);
+      }
+    });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
+    else child.stdin!.end();
+  });
+}
+
+/** Runs a command inside a network namespace (`ip netns exec NS cmd ...`). */
+export function runIn(ns: string, cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  return run('ip', ['netns', 'exec', ns, cmd, ...args], opts);
+}
+
+/** Starts a long-running child; the caller registers its cleanup. */
+export function start(cmd: string, args: readonly string[], opts: SpawnOptions = {}): ChildProcess {
+  return spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
