@@ -1,0 +1,409 @@
+/*
+ * ccb-delayline: a constant-delay line for kernels without sch_netem.
+ *
+ * Packets sent to an NFQUEUE (iptables -j NFQUEUE --queue-num N) wait in the kernel
+ * until a verdict arrives. We read only each packet's metadata (its id), remember
+ * when it arrived, and accept it at arrival + D. Because every packet gets the same
+ * delay, release order equals arrival order: a FIFO ring is enough, and consecutive
+ * due packets can share one batch verdict.
+ *
+ * Fail closed: the queue is never configured with FAIL_OPEN, and iptables rules must
+ * not use --queue-bypass, so if this program dies the kernel drops the traffic
+ * instead of passing it unshaped (which would silently falsify a measurement).
+ *
+ * stdout protocol (read by src/shaper/delayline.ts):
+ *   "ready"           once the queue is bound and configured
+ *   {"packets":...}   one JSON stats line on SIGUSR1, and a final one on SIGTERM/SIGINT
+ * Exit codes: 0 stopped by signal, 2 bad arguments, 3 not root, 4 queue setup failed,
+ *             5 runtime netlink failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/netfilter.h>
+#include <linux/netlink.h>
+#include <libnetfilter_queue/libnetfilter_queue.h>
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define EXIT_BAD_ARGS 2
+#define EXIT_NOT_ROOT 3
+#define EXIT_QUEUE_SETUP 4
+#define EXIT_RUNTIME 5
+
+#define RT_PRIORITY 50
+/* Wake from ppoll this long before a release, then finish with an absolute
+ * clock_nanosleep: ppoll takes a relative timeout, the final sleep is exact. */
+#define SLEEP_GUARD_NS 50000LL
+#define LATE_THRESHOLD_NS 1000000LL
+
+struct held_packet {
+	uint32_t id;
+	int64_t release_ns;
+};
+
+/* FIFO of packets waiting for their release time. The kernel never holds more than
+ * queue-maxlen packets awaiting a verdict, so a ring of that size cannot overflow in
+ * practice; if it ever did we drop (fail closed) and count it. */
+struct ring {
+	struct held_packet *slots;
+	size_t capacity, head, count;
+};
+
+struct stats {
+	uint64_t packets;
+	uint64_t max_held;
+	uint64_t late_over_1ms;
+	int64_t max_late_ns;
+	uint64_t enobufs;
+	uint64_t ring_overflows;
+	uint64_t verdict_errors;
+};
+
+struct delayline {
+	struct nfq_handle *h;
+	struct nfq_q_handle *qh;
+	int fd;
+	unsigned queue_num;
+	int64_t delay_ns;
+	int64_t now_read_ns; /* arrival time stamped on the batch being read */
+	struct ring ring;
+	struct stats stats;
+};
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stats_requested;
+
+static void on_stop(int sig) { (void)sig; stop_requested = 1; }
+static void on_stats(int sig) { (void)sig; stats_requested = 1; }
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static struct timespec ns_to_timespec(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
+	return ts;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ccb-delayline --queue-num N --delay-us D [--queue-maxlen 10000] [--rcvbuf-bytes 8388608]\n"
+		"Holds every packet of NFQUEUE N for D microseconds, then accepts it (FIFO).\n"
+		"Prints 'ready' when bound; SIGUSR1 prints JSON stats; SIGTERM/SIGINT prints them and exits.\n");
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end != '\0' || s[0] == '-' || v > max) return -1;
+	*out = v;
+	return 0;
+}
+
+/* The kernel's own counters for our queue (per network namespace): packets dropped
+ * because the queue was full, and because a message could not reach us. */
+static void read_kernel_queue_drops(unsigned queue_num, long long *queue_dropped, long long *user_dropped)
+{
+	*queue_dropped = -1;
+	*user_dropped = -1;
+	FILE *f = fopen("/proc/net/netfilter/nfnetlink_queue", "r");
+	if (!f) return;
+	unsigned qn, copy_mode;
+	unsigned long portid, total, copy_range, qdrop, udrop, idseq;
+	while (fscanf(f, "%u %lu %lu %u %lu %lu %lu %lu %*d", &qn, &portid, &total, &copy_mode,
+		      &copy_range, &qdrop, &udrop, &idseq) == 8) {
+		if (qn == queue_num) {
+			*queue_dropped = (long long)qdrop;
+			*user_dropped = (long long)udrop;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void print_stats(const struct delayline *dl)
+{
+	long long qdrop, udrop;
+	read_kernel_queue_drops(dl->queue_num, &qdrop, &udrop);
+	printf("{\"packets\":%" PRIu64 ",\"maxHeld\":%" PRIu64 ",\"lateReleasesOver1ms\":%" PRIu64
+	       ",\"enobufs\":%" PRIu64 ",\"held\":%zu,\"maxLateUs\":%.1f,\"ringOverflows\":%" PRIu64
+	       ",\"verdictErrors\":%" PRIu64 ",\"kernelQueueDropped\":%lld,\"kernelUserDropped\":%lld}\n",
+	       dl->stats.packets, dl->stats.max_held, dl->stats.late_over_1ms, dl->stats.enobufs,
+	       dl->ring.count, dl->stats.max_late_ns / 1000.0, dl->stats.ring_overflows,
+	       dl->stats.verdict_errors, qdrop, udrop);
+	fflush(stdout);
+}
+
+/* Called by nfq_handle_packet for every queued packet: remember it, decide later. */
+static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa, void *data)
+{
+	(void)msg;
+	struct delayline *dl = data;
+	struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
+	if (!ph) return 0;
+	uint32_t id = ntohl(ph->packet_id);
+	dl->stats.packets++;
+	struct ring *r = &dl->ring;
+	if (r->count == r->capacity) {
+		dl->stats.ring_overflows++;
+		if (nfq_set_verdict(qh, id, NF_DROP, 0, NULL) < 0) dl->stats.verdict_errors++;
+		return 0;
+	}
+	struct held_packet *slot = &r->slots[(r->head + r->count) % r->capacity];
+	slot->id = id;
+	slot->release_ns = dl->now_read_ns + dl->delay_ns;
+	r->count++;
+	if (r->count > dl->stats.max_held) dl->stats.max_held = r->count;
+	return 0;
+}
+
+/* Reads every message waiting on the netlink socket without blocking. */
+static int drain_socket(struct delayline *dl, char *buf, size_t buflen)
+{
+	/* Bounded, so a burst of arrivals cannot postpone releases that fall due meanwhile. */
+	for (int i = 0; i < 256; i++) {
+		ssize_t n = recv(dl->fd, buf, buflen, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+			if (errno == EINTR) continue;
+			/* Should not happen with NETLINK_NO_ENOBUFS; the kernel then already
+			 * dropped the packets it could not tell us about. */
+			if (errno == ENOBUFS) { dl->stats.enobufs++; continue; }
+			fprintf(stderr, "ccb-delayline: recv on netlink socket failed: %s\n", strerror(errno));
+			return -1;
+		}
+		dl->now_read_ns = mono_ns();
+		nfq_handle_packet(dl->h, buf, (int)n);
+	}
+	return 0;
+}
+
+/* Accepts every held packet whose release time has come, oldest first. Consecutive
+ * due packets share one batch verdict (valid because ids increase in FIFO order). */
+static void release_due(struct delayline *dl)
+{
+	struct ring *r = &dl->ring;
+	int64_t now = mono_ns();
+	size_t due = 0;
+	uint32_t last_id = 0;
+	while (r->count > 0) {
+		struct held_packet *p = &r->slots[r->head];
+		if (p->release_ns > now) break;
+		int64_t late = now - p->release_ns;
+		if (late > LATE_THRESHOLD_NS) dl->stats.late_over_1ms++;
+		if (late > dl->stats.max_late_ns) dl->stats.max_late_ns = late;
+		last_id = p->id;
+		due++;
+		r->head = (r->head + 1) % r->capacity;
+		r->count--;
+	}
+	if (due == 0) return;
+	int rc = due == 1 ? nfq_set_verdict(dl->qh, last_id, NF_ACCEPT, 0, NULL)
+			  : nfq_set_verdict_batch(dl->qh, last_id, NF_ACCEPT);
+	if (rc < 0) dl->stats.verdict_errors++;
+}
+
+static void become_realtime(void)
+{
+	struct sched_param sp = { .sched_priority = RT_PRIORITY };
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+		fprintf(stderr, "ccb-delayline: warning: SCHED_FIFO priority %d refused (%s): delays will jitter under CPU load\n",
+			RT_PRIORITY, strerror(errno));
+	/* Default slack (50 us) would let the kernel coalesce our wake-ups. */
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0)
+		fprintf(stderr, "ccb-delayline: warning: PR_SET_TIMERSLACK refused (%s)\n", strerror(errno));
+	/* A page fault while holding packets would delay all of them. */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+		fprintf(stderr, "ccb-delayline: warning: mlockall refused (%s)\n", strerror(errno));
+}
+
+static int setup_queue(struct delayline *dl, uint32_t maxlen, int rcvbuf)
+{
+	dl->h = nfq_open();
+	if (!dl->h) {
+		fprintf(stderr, "ccb-delayline: cannot open a netfilter queue netlink socket: %s\n", strerror(errno));
+		return -1;
+	}
+	dl->qh = nfq_create_queue(dl->h, (uint16_t)dl->queue_num, on_packet, dl);
+	if (!dl->qh) {
+		fprintf(stderr,
+			"ccb-delayline: cannot bind NFQUEUE %u: %s (another process probably owns this queue "
+			"in this network namespace; use another --queue-num or stop that process)\n",
+			dl->queue_num, strerror(errno));
+		return -1;
+	}
+	/* Metadata only: we need the packet id, never the payload. */
+	if (nfq_set_mode(dl->qh, NFQNL_COPY_META, 0) < 0) {
+		fprintf(stderr, "ccb-delayline: cannot set copy mode META: %s\n", strerror(errno));
+		return -1;
+	}
+	/* The default maxlen (1024) silently drops packets beyond rate x delay. */
+	if (nfq_set_queue_maxlen(dl->qh, maxlen) < 0) {
+		fprintf(stderr, "ccb-delayline: cannot set queue max length %u: %s\n", maxlen, strerror(errno));
+		return -1;
+	}
+	/* Explicitly clear FAIL_OPEN: a full queue must drop, never bypass the delay. */
+	if (nfq_set_queue_flags(dl->qh, NFQA_CFG_F_FAIL_OPEN, 0) < 0)
+		fprintf(stderr, "ccb-delayline: warning: cannot clear FAIL_OPEN flag: %s\n", strerror(errno));
+
+	dl->fd = nfq_fd(dl->h);
+	if (setsockopt(dl->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0 &&
+	    setsockopt(dl->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) != 0)
+		fprintf(stderr, "ccb-delayline: warning: cannot set receive buffer to %d bytes: %s\n", rcvbuf,
+			strerror(errno));
+	int one = 1;
+	if (setsockopt(dl->fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof one) != 0)
+		fprintf(stderr, "ccb-delayline: warning: NETLINK_NO_ENOBUFS refused: %s\n", strerror(errno));
+	return 0;
+}
+
+static int run_loop(struct delayline *dl, const sigset_t *wait_mask)
+{
+	static char buf[256 * 1024] __attribute__((aligned));
+	struct pollfd pfd = { .fd = dl->fd, .events = POLLIN };
+	while (!stop_requested) {
+		if (stats_requested) {
+			stats_requested = 0;
+			print_stats(dl);
+		}
+		release_due(dl);
+		struct timespec timeout, *timeout_p = NULL;
+		int64_t next_release = 0;
+		if (dl->ring.count > 0) {
+			next_release = dl->ring.slots[dl->ring.head].release_ns;
+			int64_t wait = next_release - SLEEP_GUARD_NS - mono_ns();
+			timeout = ns_to_timespec(wait > 0 ? wait : 0);
+			timeout_p = &timeout;
+		}
+		/* Signals are blocked except inside ppoll, so none is lost between checks. */
+		int n = ppoll(&pfd, 1, timeout_p, wait_mask);
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			fprintf(stderr, "ccb-delayline: ppoll failed: %s\n", strerror(errno));
+			return -1;
+		}
+		if (n > 0) {
+			if (pfd.revents & POLLNVAL) {
+				fprintf(stderr, "ccb-delayline: netlink socket closed unexpectedly\n");
+				return -1;
+			}
+			/* POLLERR here means a pending ENOBUFS: recv reports and clears it. */
+			if (drain_socket(dl, buf, sizeof buf) < 0) return -1;
+			continue;
+		}
+		/* Timed out just before the head's release: finish with an exact absolute sleep. */
+		if (dl->ring.count > 0) {
+			struct timespec at = ns_to_timespec(next_release);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t queue_num = UINT64_MAX, delay_us = UINT64_MAX, maxlen = 10000, rcvbuf = 8u << 20;
+	static const struct option options[] = {
+		{ "queue-num", required_argument, NULL, 'q' },
+		{ "delay-us", required_argument, NULL, 'd' },
+		{ "queue-maxlen", required_argument, NULL, 'm' },
+		{ "rcvbuf-bytes", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "q:d:m:r:h", options, NULL)) != -1) {
+		int bad = 0;
+		switch (opt) {
+		case 'q': bad = parse_u64(optarg, 65535, &queue_num); break;
+		case 'd': bad = parse_u64(optarg, 3600ULL * 1000000ULL, &delay_us); break;
+		case 'm': bad = parse_u64(optarg, 10000000, &maxlen) || maxlen == 0; break;
+		case 'r': bad = parse_u64(optarg, INT_MAX / 2, &rcvbuf) || rcvbuf < 65536; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_BAD_ARGS;
+		}
+		if (bad) {
+			fprintf(stderr, "ccb-delayline: invalid value for --%s: '%s'\n",
+				opt == 'q' ? "queue-num" : opt == 'd' ? "delay-us" : opt == 'm' ? "queue-maxlen" : "rcvbuf-bytes",
+				optarg);
+			return EXIT_BAD_ARGS;
+		}
+	}
+	if (optind != argc || queue_num == UINT64_MAX || delay_us == UINT64_MAX) {
+		fprintf(stderr, "ccb-delayline: --queue-num and --delay-us are required\n");
+		usage(stderr);
+		return EXIT_BAD_ARGS;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "ccb-delayline: must run as root (binding an NFQUEUE needs CAP_NET_ADMIN, "
+				"real-time priority needs CAP_SYS_NICE)\n");
+		return EXIT_NOT_ROOT;
+	}
+
+	struct delayline dl = { .queue_num = (unsigned)queue_num, .delay_ns = (int64_t)delay_us * 1000 };
+	dl.ring.capacity = (size_t)maxlen + 64;
+	dl.ring.slots = calloc(dl.ring.capacity, sizeof *dl.ring.slots);
+	if (!dl.ring.slots) {
+		fprintf(stderr, "ccb-delayline: out of memory for %zu held packets\n", dl.ring.capacity);
+		return EXIT_QUEUE_SETUP;
+	}
+
+	/* Block the signals we handle; they are delivered only inside ppoll. */
+	sigset_t handled, wait_mask;
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &handled, &wait_mask);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGUSR1);
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_stats;
+	sigaction(SIGUSR1, &sa, NULL);
+
+	become_realtime();
+	if (setup_queue(&dl, (uint32_t)maxlen, (int)rcvbuf) != 0) {
+		if (dl.qh) nfq_destroy_queue(dl.qh);
+		if (dl.h) nfq_close(dl.h);
+		return EXIT_QUEUE_SETUP;
+	}
+	printf("ready\n");
+	fflush(stdout);
+
+	int rc = run_loop(&dl, &wait_mask);
+	/* Unbinding makes the kernel drop what we still hold: fail closed, never bypass. */
+	print_stats(&dl);
+	nfq_destroy_queue(dl.qh);
+	nfq_close(dl.h);
+	free(dl.ring.slots);
+	return rc == 0 ? 0 : EXIT_RUNTIME;
+}

@@ -1,0 +1,10 @@
+import { defineProfile } from '../src/shaper/profile.js';
+
+// Nebby's first profile: 200 kbit/s, 50 ms one-way (100 ms added RTT), 2 BDP of buffer.
+export default defineProfile({
+  name: 'nebby-50',
+  description: "Nebby's low-rate profile, 50 ms one-way delay",
+  rateKbit: 200,
+  delayMs: 50,
+  buffer: { bdp: 2 },
+});

@@ -1,0 +1,123 @@
+/**
+ * `ccbrowse doctor`: what this machine can do, with a fix for each missing piece, and
+ * which shaper backend a run will use. Every probe is harmless: kernel features are tried
+ * in a throw-away namespace, never on the host's interfaces.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { run } from '../util/exec.js';
+import { buildPath } from '../util/paths.js';
+import { probeKernelQdiscs, chooseDelayBackend } from '../shaper/backend.js';
+
+export interface DoctorItem {
+  name: string;
+  ok: boolean;
+  /** Present but not required (e.g. netem: the delay line replaces it). */
+  optional?: boolean;
+  detail: string;
+  fix?: string;
+}
+
+export interface DoctorReport {
+  schemaVersion: 1;
+  items: DoctorItem[];
+  delayBackend: 'netem' | 'nfqueue';
+  ready: boolean;
+}
+
+const CHROMIUM = '/usr/lib/chromium/chromium';
+
+async function which(cmd: string): Promise<string | undefined> {
+  const r = await run('sh', ['-c', `command -v ${cmd}`], { allowFailure: true });
+  return r.code === 0 ? r.stdout.trim() : undefined;
+}
+
+function hasCapNetAdmin(): boolean {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const eff = /CapEff:\s*([0-9a-f]+)/.exec(status)?.[1] ?? '0';
+    return (BigInt(`0x${eff}`) & (1n << 12n)) !== 0n; // CAP_NET_ADMIN = 12
+  } catch {
+    return false;
+  }
+}
+
+/** Tries kernel features inside one throw-away namespace. */
+async function probeInNamespace(): Promise<{ netns: boolean; htb: boolean; clsBpf: boolean; nfqueue: boolean }> {
+  const ns = `ccb-doctor-${randomBytes(3).toString('hex')}`;
+  const out = { netns: false, htb: false, clsBpf: false, nfqueue: false };
+  try {
+    out.netns = (await run('ip', ['netns', 'add', ns], { allowFailure: true })).code === 0;
+    if (!out.netns) return out;
+    await run('ip', ['-n', ns, 'link', 'add', 'd0', 'type', 'dummy']);
+    await run('ip', ['-n', ns, 'link', 'set', 'd0', 'up']);
+    out.htb = (await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', 'd0', 'root', 'handle', '1:', 'htb', 'default', '2'], { allowFailure: true })).code === 0;
+    const obj = buildPath('bpf', 'ccb_flowclass.bpf.o');
+    if (out.htb && existsSync(obj)) {
+      out.clsBpf = (await run('tc', ['-n', ns, 'filter', 'add', 'dev', 'd0', 'parent', '1:', 'bpf', 'da', 'obj', obj,
+        'sec', 'classifier/to_client', 'classid', '1:0'], { allowFailure: true })).code === 0;
+    }
+    out.nfqueue = (await run('ip', ['netns', 'exec', ns, 'iptables', '-w', '-t', 'mangle', '-A', 'FORWARD', '-j', 'NFQUEUE', '--queue-num', '0'], { allowFailure: true })).code === 0;
+  } finally {
+    await run('ip', ['netns', 'del', ns], { allowFailure: true });
+  }
+  return out;
+}
+
+export async function runDoctor(): Promise<DoctorReport> {
+  const items: DoctorItem[] = [];
+  const root = process.getuid?.() === 0;
+  const netAdmin = hasCapNetAdmin();
+  items.push({ name: 'root / CAP_NET_ADMIN', ok: root || netAdmin, detail: root ? 'running as root' : netAdmin ? 'CAP_NET_ADMIN held' : 'neither',
+    fix: 'run ccbrowse as root (sudo npx ccbrowse ...): namespaces, tc and tcpdump need it' });
+  const privileged = root || netAdmin;
+
+  const ns = privileged ? await probeInNamespace() : { netns: false, htb: false, clsBpf: false, nfqueue: false };
+  const kq = privileged ? await probeKernelQdiscs() : { netem: false, ifb: false };
+  const flowObj = existsSync(buildPath('bpf', 'ccb_flowclass.bpf.o'));
+  const delayBin = existsSync(buildPath('native', 'ccb-delayline'));
+  items.push({ name: 'network namespaces', ok: ns.netns, detail: ns.netns ? 'ip netns works' : 'could not create a namespace',
+    fix: 'needs root and a kernel with CONFIG_NET_NS; install iproute2 (./setup.sh)' });
+  items.push({ name: 'HTB qdisc', ok: ns.htb, detail: ns.htb ? 'sch_htb available' : 'tc qdisc add ... htb failed', fix: 'load sch_htb (modprobe sch_htb) or use a kernel with CONFIG_NET_SCH_HTB' });
+  items.push({ name: 'sch_netem', ok: kq.netem, optional: true, detail: kq.netem ? 'present: used for delay' : 'absent: the userspace NFQUEUE delay line is used instead',
+    fix: kq.netem ? undefined : 'optional: modprobe sch_netem (package linux-modules-extra on some distros)' });
+  items.push({ name: 'IFB devices', ok: kq.ifb, optional: true, detail: kq.ifb ? 'present' : 'absent (only needed with netem)', fix: 'modprobe ifb' });
+  items.push({ name: 'cls_bpf (per-flow class picker)', ok: ns.clsBpf, detail: !flowObj ? 'build/bpf/ccb_flowclass.bpf.o missing' : ns.clsBpf ? 'loads and attaches' : 'attach failed',
+    fix: flowObj ? 'needs CONFIG_NET_CLS_BPF and BPF support' : 'run ./setup.sh (builds the BPF object)' });
+  items.push({ name: 'NFQUEUE via iptables', ok: ns.nfqueue, optional: kq.netem, detail: ns.nfqueue ? 'iptables -j NFQUEUE works' : 'iptables NFQUEUE rule refused',
+    fix: 'install iptables (./setup.sh); needs CONFIG_NETFILTER_NETLINK_QUEUE' });
+  items.push({ name: 'delay line binary', ok: delayBin, optional: kq.netem, detail: delayBin ? buildPath('native', 'ccb-delayline') : 'not built', fix: 'run ./setup.sh' });
+
+  const structOps = existsSync('/sys/kernel/btf/vmlinux');
+  const bpftool = await which('bpftool');
+  items.push({ name: 'BPF struct_ops (lab congestion controllers)', ok: structOps && !!bpftool, optional: true,
+    detail: `${structOps ? 'kernel BTF present' : 'no /sys/kernel/btf/vmlinux'}; bpftool ${bpftool ? 'found' : 'missing'}`,
+    fix: 'needs a kernel with CONFIG_DEBUG_INFO_BTF and bpftool (./setup.sh); only the lab needs it' });
+  const avail = (() => { try { return readFileSync('/proc/sys/net/ipv4/tcp_available_congestion_control', 'utf8').trim(); } catch { return ''; } })();
+  items.push({ name: 'kernel TCP congestion control', ok: avail.length > 0, optional: true, detail: avail || 'unknown' });
+
+  const tcpdump = await which('tcpdump');
+  items.push({ name: 'tcpdump', ok: !!tcpdump, detail: tcpdump ?? 'not found', fix: 'apt-get install tcpdump (./setup.sh)' });
+  const chromium = existsSync(CHROMIUM);
+  let chromiumVersion = '';
+  if (chromium) chromiumVersion = (await run(CHROMIUM, ['--version'], { allowFailure: true, timeoutMs: 10_000 })).stdout.trim();
+  items.push({ name: 'Chromium', ok: chromium, detail: chromium ? `${CHROMIUM} ${chromiumVersion}` : 'not found', fix: 'apt-get install chromium (./setup.sh)' });
+
+  const netemUsable = kq.netem && kq.ifb;
+  const delayBackend = process.env.CCB_DELAY_BACKEND === 'netem' || process.env.CCB_DELAY_BACKEND === 'nfqueue'
+    ? process.env.CCB_DELAY_BACKEND : (privileged ? await chooseDelayBackend() : netemUsable ? 'netem' : 'nfqueue');
+  items.push({ name: 'shaper backend for runs', ok: true, detail: delayBackend === 'netem' ? 'HTB per-flow queues + netem delay (behind IFB)' : 'HTB per-flow queues + userspace NFQUEUE delay line' });
+  const ready = items.every((i) => i.ok || i.optional) && (delayBackend === 'netem' || (ns.nfqueue && delayBin));
+  return { schemaVersion: 1, items, delayBackend, ready };
+}
+
+export function formatDoctor(r: DoctorReport): string {
+  const w = Math.max(...r.items.map((i) => i.name.length));
+  const lines = r.items.map((i) => {
+    const mark = i.ok ? 'ok  ' : i.optional ? 'note' : 'MISS';
+    const fix = !i.ok && i.fix ? `\n${' '.repeat(w + 8)}fix: ${i.fix}` : '';
+    return `[${mark}] ${i.name.padEnd(w)}  ${i.detail}${fix}`;
+  });
+  lines.push('', r.ready ? 'ready: ccbrowse can shape and capture on this machine' : 'NOT READY: fix the MISS lines above');
+  return lines.join('\n');
+}

@@ -1,0 +1,226 @@
+/**
+ * `ccbrowse shaper check`: builds a throw-away topology with the chosen profile, runs bulk
+ * TCP flows (alone, then N at once), UDP probes and a UDP overload through it, and compares
+ * what was measured with what was configured. Both a user's sanity check and a test.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
+import { linkCounters, newRunId } from '../net/netns.js';
+import { ADDR, createTopology, type Topology } from '../net/topology.js';
+import { processStartTime } from '../net/resources.js';
+import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
+import { oneWayMs, probeRttsMs, readTaggedUdp } from '../capture/probe-times.js';
+import { run, start } from '../util/exec.js';
+import { CcbError } from '../util/errors.js';
+import { nodeModuleCommand } from '../util/node-script.js';
+import { median, quantile } from '../util/stats.js';
+import type { MeasurePlan, MeasureResult } from './check-agent.js';
+import type { DelayBackend } from './backend.js';
+import { applyShaper } from './shaper.js';
+import { bufferBytes, type Profile } from './profile.js';
+
+export const TOLERANCE = {
+  rttMedianMs: 1,
+  rttP99Ms: 3,
+  aloneRateFraction: 0.05,
+  concurrentRateFraction: 0.10,
+  captureFraction: 0.001,
+} as const;
+
+export interface CheckItem { name: string; ok: boolean; configured: string; measured: string }
+
+export interface ShaperCheckReport {
+  schemaVersion: 1;
+  profile: Profile;
+  backend: DelayBackend;
+  flows: number;
+  configured: { addedRttMs: number; rateKbit: number; bufferBytes: number; expectedGoodputKbit: number };
+  measured: {
+    rttMedianMs: number; rttP99Ms: number; probesSent: number; probesReceived: number;
+    aloneGoodputKbit: number; concurrentGoodputKbit: number[];
+    capture: CaptureStats & { packetsSentAndReceivedByServer: number };
+    overload?: { sent: number; received: number; maxOneWayMs: number; expectedMaxOneWayMs: number; reordered: number };
+    delayLine?: unknown;
+  };
+  checks: CheckItem[];
+  ok: boolean;
+}
+
+export interface ShaperCheckOptions {
+  profile: Profile;
+  flows: number;
+  /** Seconds per bulk phase (alone, concurrent). */
+  phaseSeconds?: number;
+  /** Seconds at the start of each phase left out of the rate (slow start, queue filling). */
+  warmupSeconds?: number;
+  backend?: DelayBackend;
+  /** Keep the capture here instead of a temporary file. */
+  pcapOut?: string;
+  progress?: (msg: string) => void;
+}
+
+/** Goodput a TCP flow can reach through a link of `rateKbit` counted on Ethernet frames. */
+export function expectedTcpGoodputKbit(rateKbit: number, mtu: number): number {
+  const payload = mtu - 20 - 32; // IPv4 + TCP with timestamps
+  return (rateKbit * payload) / (payload + 20 + 32 + 14);
+}
+
+/** Mean goodput (kbit/s) of a flow over the samples after the warm-up. */
+export function goodputKbit(samples: [number, number][], warmupSeconds: number): number {
+  const kept = samples.filter(([t]) => t >= warmupSeconds);
+  if (kept.length < 2) return 0;
+  const [t0, b0] = kept[0];
+  const [t1, b1] = kept[kept.length - 1];
+  return ((b1 - b0) * 8) / (t1 - t0) / 1000;
+}
+
+async function startAgentServer(stack: CleanupStack, topo: Topology): Promise<void> {
+  const [node, ...args] = nodeModuleCommand('shaper/check-agent.ts');
+  const child = start('ip', ['netns', 'exec', topo.upstreamNs, node, ...args, 'serve', '5001', '5002']);
+  stack.push({ kind: 'process', pid: child.pid!, startTime: processStartTime(child.pid!) ?? '', what: 'shaper check sender' });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new CcbError(`shaper check sender did not start: ${err}`)), 15_000);
+    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) { clearTimeout(timer); resolve(); } });
+    child.once('exit', () => { clearTimeout(timer); reject(new CcbError(`shaper check sender exited: ${err}`)); });
+  });
+}
+
+export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCheckReport> {
+  const { profile } = opts;
+  const say = opts.progress ?? (() => {});
+  const phaseSeconds = opts.phaseSeconds ?? 12;
+  const warmup = opts.warmupSeconds ?? 3;
+  const runId = newRunId();
+  const stack = new CleanupStack(`check-${runId}`);
+  const releaseSignals = unwindOnSignals(stack);
+  const workDir = mkdtempSync(join(tmpdir(), 'ccb-check-'));
+  try {
+    say(`building topology ccb-${runId} with profile ${profile.name}`);
+    const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
+    const shaper = await applyShaper(stack, topo, profile, { backend: opts.backend });
+    say(`shaper ready (${shaper.backend} delay, ${profile.queue} queues of ${shaper.bufferBytes} bytes)`);
+    await startAgentServer(stack, topo);
+
+    const pcap = opts.pcapOut ?? join(workDir, 'check.pcap');
+    const before = await linkCounters(topo.upstreamNs, topo.upstreamDev);
+    const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: pcap });
+    // A second tap at the client times the UDP probes and overload packets by the kernel.
+    const clientPcap = join(workDir, 'client-udp.pcap');
+    const clientCapture = await startCapture(stack, { netns: topo.clientNs, dev: topo.clientDev, file: clientPcap, filter: 'udp' });
+
+    const rateBytesPerSec = (profile.rateKbit * 1000) / 8;
+    const blastPayload = Math.max(200, Math.min(1000, Math.round(rateBytesPerSec / 500)));
+    const plan: MeasurePlan = {
+      server: ADDR.upstream, tcpPort: 5001, udpPort: 5002,
+      phases: [
+        { name: 'alone', flows: 1, seconds: phaseSeconds },
+        { name: 'concurrent', flows: opts.flows, seconds: phaseSeconds },
+      ],
+      probeIntervalMs: 50, probeBytes: 32,
+      blast: profile.queue === 'per-flow' ? { rateKbit: profile.rateKbit * 2, seconds: 3, payloadBytes: blastPayload } : undefined,
+    };
+    say(`measuring: 1 flow alone, then ${opts.flows} at once, ${phaseSeconds} s each; UDP probes every 50 ms`);
+    const [node, ...args] = nodeModuleCommand('shaper/check-agent.ts');
+    const measuredRun = await run('ip', ['netns', 'exec', topo.clientNs, node, ...args, 'measure', JSON.stringify(plan)],
+      { timeoutMs: (phaseSeconds * 2 + 30) * 1000 });
+    const m = JSON.parse(measuredRun.stdout) as MeasureResult;
+    if (process.env.CCB_DEBUG_CHECK) writeFileSync(process.env.CCB_DEBUG_CHECK, measuredRun.stdout);
+    if (shaper.delayLine && !shaper.delayLine.isAlive()) throw new CcbError('the delay line died during the check: measurement invalid');
+    const delayLineStats = shaper.delayLine ? await shaper.delayLine.stats() : undefined;
+    const captureStats = await capture.stop();
+    await clientCapture.stop();
+    const atClient = readTaggedUdp(clientPcap);
+    m.probeRttMs = probeRttsMs(atClient, plan.udpPort);
+    if (m.blast) m.blast.oneWayMs = oneWayMs(readTaggedUdp(pcap), atClient);
+    const after = await linkCounters(topo.upstreamNs, topo.upstreamDev);
+    const serverPackets = after.rxPackets - before.rxPackets + after.txPackets - before.txPackets;
+
+    return evaluate(opts, shaper.backend, m, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup);
+  } finally {
+    const failures = await stack.unwind();
+    releaseSignals();
+    if (!opts.pcapOut) rmSync(workDir, { recursive: true, force: true });
+    if (failures.length) say(`cleanup problems: ${failures.join('; ')}`);
+  }
+}
+
+function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureResult,
+  capture: CaptureStats & { packetsSentAndReceivedByServer: number }, delayLine: unknown, warmup: number): ShaperCheckReport {
+  const p = opts.profile;
+  const addedRtt = 2 * p.delayMs;
+  const limit = bufferBytes(p);
+  const expectedGoodput = expectedTcpGoodputKbit(p.rateKbit, p.clientMtu);
+  const alone = m.flows.filter((f) => f.phase === 'alone').map((f) => goodputKbit(f.samples, warmup));
+  const concurrent = m.flows.filter((f) => f.phase === 'concurrent').map((f) => goodputKbit(f.samples, warmup));
+  const rttMedian = median(m.probeRttMs);
+  const rttP99 = quantile(m.probeRttMs, 0.99);
+  const checks: CheckItem[] = [];
+  const fmt = (x: number, d = 1) => x.toFixed(d);
+  const within = (x: number, target: number, frac: number) => Math.abs(x - target) <= frac * target;
+
+  if (p.queue === 'per-flow') {
+    checks.push({ name: 'added RTT, median', configured: `${fmt(addedRtt)} ms ± ${TOLERANCE.rttMedianMs}`, measured: `${fmt(rttMedian, 2)} ms`,
+      ok: Math.abs(rttMedian - addedRtt) <= TOLERANCE.rttMedianMs });
+    checks.push({ name: 'added RTT, p99', configured: `${fmt(addedRtt)} ms ± ${TOLERANCE.rttP99Ms}`, measured: `${fmt(rttP99, 2)} ms`,
+      ok: Math.abs(rttP99 - addedRtt) <= TOLERANCE.rttP99Ms });
+    checks.push({ name: 'probe loss', configured: '0', measured: `${m.probesSent - m.probeRttMs.length} of ${m.probesSent}`,
+      ok: m.probesSent - m.probeRttMs.length <= (p.lossPercent > 0 ? m.probesSent : 0) });
+    checks.push({ name: 'flow rate alone', configured: `${fmt(expectedGoodput)} kbit/s goodput ± 5%`, measured: `${fmt(alone[0] ?? 0)} kbit/s`,
+      ok: alone.length === 1 && within(alone[0], expectedGoodput, TOLERANCE.aloneRateFraction) });
+    concurrent.forEach((rate, i) => checks.push({
+      name: `flow ${i + 1} of ${concurrent.length} concurrent`, configured: `${fmt(expectedGoodput)} kbit/s ± 10%`, measured: `${fmt(rate)} kbit/s`,
+      ok: within(rate, expectedGoodput, TOLERANCE.concurrentRateFraction) }));
+  } else {
+    const total = concurrent.reduce((a, b) => a + b, 0);
+    checks.push({ name: 'shared queue: total rate', configured: `${fmt(expectedGoodput)} kbit/s ± 10%`, measured: `${fmt(total)} kbit/s`,
+      ok: within(total, expectedGoodput, TOLERANCE.concurrentRateFraction) });
+    checks.push({ name: 'flow rate alone', configured: `${fmt(expectedGoodput)} kbit/s ± 5%`, measured: `${fmt(alone[0] ?? 0)} kbit/s`,
+      ok: alone.length === 1 && within(alone[0], expectedGoodput, TOLERANCE.aloneRateFraction) });
+  }
+  checks.push({ name: 'capture: packets captured vs sent+received by server', configured: `${capture.packetsSentAndReceivedByServer}`,
+    measured: `${capture.captured} (kernel dropped ${capture.droppedByKernel})`,
+    ok: capture.droppedByKernel === 0 &&
+      Math.abs(capture.captured - capture.packetsSentAndReceivedByServer) <= Math.max(2, TOLERANCE.captureFraction * capture.packetsSentAndReceivedByServer) });
+
+  let overload: ShaperCheckReport['measured']['overload'];
+  if (m.blast) {
+    const b = m.blast;
+    const wire = Math.max(200, Math.min(1000, Math.round((p.rateKbit * 1000) / 8 / 500))) + 8 + 20 + 14;
+    const packetMs = (wire * 8) / p.rateKbit;
+    const expectedMax = p.delayMs + (limit * 8) / p.rateKbit;
+    const maxOneWay = Math.max(...b.oneWayMs);
+    overload = { sent: b.sent, received: b.received, maxOneWayMs: maxOneWay, expectedMaxOneWayMs: expectedMax, reordered: b.reordered };
+    checks.push({ name: 'buffer: worst one-way delay under overload', configured: `${fmt(expectedMax)} ms (delay + buffer/rate) ± ${fmt(packetMs + 2)}`,
+      measured: `${fmt(maxOneWay)} ms`, ok: Math.abs(maxOneWay - expectedMax) <= packetMs + 2 });
+    checks.push({ name: 'buffer: overflow drops', configured: '> 0 at 2x rate', measured: `${b.sent - b.received} of ${b.sent}`,
+      ok: b.sent > b.received && b.received > 0 });
+  }
+  return {
+    schemaVersion: 1, profile: p, backend, flows: opts.flows,
+    configured: { addedRttMs: addedRtt, rateKbit: p.rateKbit, bufferBytes: limit, expectedGoodputKbit: expectedGoodput },
+    measured: {
+      rttMedianMs: rttMedian, rttP99Ms: rttP99, probesSent: m.probesSent, probesReceived: m.probeRttMs.length,
+      aloneGoodputKbit: alone[0] ?? 0, concurrentGoodputKbit: concurrent, capture, overload, delayLine,
+    },
+    checks,
+    ok: checks.every((c) => c.ok),
+  };
+}
+
+export function formatCheckReport(r: ShaperCheckReport): string {
+  const lines = [
+    `profile ${r.profile.name}: ${r.profile.rateKbit} kbit/s, ${r.profile.delayMs} ms one-way, buffer ${r.configured.bufferBytes} B, ${r.profile.queue} queues`,
+    `delay backend: ${r.backend}`,
+    '',
+  ];
+  const w = Math.max(...r.checks.map((c) => c.name.length));
+  const wc = Math.max(...r.checks.map((c) => c.configured.length));
+  lines.push(`${'check'.padEnd(w)}  ${'configured'.padEnd(wc)}  measured`);
+  for (const c of r.checks) lines.push(`${c.name.padEnd(w)}  ${c.configured.padEnd(wc)}  ${c.measured}  ${c.ok ? 'ok' : 'OUT OF TOLERANCE'}`);
+  lines.push('', r.ok ? 'shaper check: PASS' : 'shaper check: FAIL');
+  return lines.join('\n');
+}

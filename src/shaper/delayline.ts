@@ -1,0 +1,345 @@
+/**
+ * Supervisor for ccb-delayline, the userspace constant-delay line used where the kernel
+ * has no sch_netem. The C program holds every packet of one NFQUEUE for a fixed delay;
+ * the caller adds the iptables `-j NFQUEUE --queue-num N` rules (never --queue-bypass).
+ *
+ * Fail closed: if the process dies, the kernel drops the queue's traffic. The handle
+ * emits 'exit' so a session can abort the measurement instead of recording a trace
+ * taken without the intended delay.
+ */
+import { EventEmitter } from 'node:events';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { z } from 'zod';
+import type { CleanupStack } from '../net/cleanup.js';
+import { processStartTime, undo, type Resource } from '../net/resources.js';
+import { BadInputError, CcbError, MissingPrerequisiteError } from '../util/errors.js';
+import { start } from '../util/exec.js';
+
+/** Exit codes of ccb-delayline (see native/delayline/ccb-delayline.c). */
+const EXIT_NOT_ROOT = 3;
+const EXIT_QUEUE_SETUP = 4;
+
+export const delayLineStatsSchema = z.object({
+  /** Packets the delay line received from the queue since it started. */
+  packets: z.number().int().nonnegative(),
+  /** Most packets held at once (must stay below the queue max length). */
+  maxHeld: z.number().int().nonnegative(),
+  /** Releases more than 1 ms after their due time (CPU starvation, VM steal). */
+  lateReleasesOver1ms: z.number().int().nonnegative(),
+  /** Netlink overruns reported to the program (packets the kernel then dropped). */
+  enobufs: z.number().int().nonnegative(),
+  held: z.number().int().nonnegative().optional(),
+  maxLateUs: z.number().nonnegative().optional(),
+  ringOverflows: z.number().int().nonnegative().optional(),
+  verdictErrors: z.number().int().nonnegative().optional(),
+  /** Kernel counters for this queue: dropped because full / because userspace was unreachable (-1: unknown). */
+  kernelQueueDropped: z.number().int().optional(),
+  kernelUserDropped: z.number().int().optional(),
+});
+export type DelayLineStats = z.infer<typeof delayLineStatsSchema>;
+
+export interface DelayLineExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when stop() asked for it; false means the delay line died under a measurement. */
+  expected: boolean;
+  stderr: string;
+}
+
+export interface DelayLineOptions {
+  /** Network namespace holding the NFQUEUE rule (the shaper namespace). */
+  netns: string;
+  /** NFQUEUE number, 0..65535; one delay line per queue. */
+  queueNum: number;
+  /** Constant one-way delay in ms (microsecond resolution). */
+  delayMs: number;
+  /** Kernel queue max length; must exceed packets/s x delay with margin (default 10,000). */
+  queueMaxLen?: number;
+  /** The process is pushed here before we wait for it, so any failure unwinds it. */
+  stack: CleanupStack;
+  /** Path of ccb-delayline (default: build/native/ccb-delayline in the repo). */
+  binary?: string;
+  /** How long to wait for `ready` (default 10 s: generous for a loaded 2-core machine). */
+  readyTimeoutMs?: number;
+}
+
+export interface DelayLine {
+  readonly pid: number;
+  readonly netns: string;
+  readonly queueNum: number;
+  readonly delayMs: number;
+  /** Current counters (SIGUSR1); rejects if the process is gone. */
+  stats(): Promise<DelayLineStats>;
+  /** Stops the delay line (SIGTERM) and returns its final counters. Idempotent. */
+  stop(): Promise<DelayLineStats>;
+  isAlive(): boolean;
+  /** Everything ccb-delayline wrote on stderr so far (warnings, errors). */
+  stderr(): string;
+  /** Resolves when the process has exited, for whatever reason. */
+  readonly exited: Promise<DelayLineExit>;
+  on(event: 'exit', listener: (exit: DelayLineExit) => void): this;
+  once(event: 'exit', listener: (exit: DelayLineExit) => void): this;
+  off(event: 'exit', listener: (exit: DelayLineExit) => void): this;
+}
+
+/** Walks up from this module to the ccbrowse package root (works from src/ and dist/). */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'ccbrowse') return dir;
+      } catch {
+        /* not ours: keep walking */
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new CcbError('cannot find the ccbrowse repository root above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+/** Path of the built delay line; throws MissingPrerequisiteError if it was not built. */
+export function delayLineBinaryPath(): string {
+  const path = join(repoRoot(), 'build', 'native', 'ccb-delayline');
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new MissingPrerequisiteError(
+      `the userspace delay line is not built (no executable ${path})`,
+      'run ./setup.sh (it runs `make -C native/delayline`; needs gcc and libnetfilter-queue-dev)',
+    );
+  }
+  return path;
+}
+
+function validate(opts: DelayLineOptions): void {
+  if (!Number.isInteger(opts.queueNum) || opts.queueNum < 0 || opts.queueNum > 65535) {
+    throw new BadInputError(`delay line queue number must be an integer 0..65535, got ${opts.queueNum}`);
+  }
+  if (!Number.isFinite(opts.delayMs) || opts.delayMs < 0 || opts.delayMs > 3_600_000) {
+    throw new BadInputError(`delay line delay must be 0..3,600,000 ms, got ${opts.delayMs}`);
+  }
+  const maxLen = opts.queueMaxLen;
+  if (maxLen !== undefined && (!Number.isInteger(maxLen) || maxLen < 1 || maxLen > 10_000_000)) {
+    throw new BadInputError(`delay line queue max length must be an integer 1..10,000,000, got ${maxLen}`);
+  }
+}
+
+class DelayLineProcess extends EventEmitter implements DelayLine {
+  readonly exited: Promise<DelayLineExit>;
+  private alive = true;
+  private stopping = false;
+  private stderrText = '';
+  private stdoutBuf = '';
+  private lastStats: DelayLineStats | undefined;
+  private readonly statsWaiters: Array<{ resolve: (s: DelayLineStats) => void; reject: (e: Error) => void }> = [];
+  private readyWaiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  private stopPromise: Promise<DelayLineStats> | undefined;
+
+  constructor(
+    private readonly child: ChildProcess,
+    readonly pid: number,
+    readonly netns: string,
+    readonly queueNum: number,
+    readonly delayMs: number,
+  ) {
+    super();
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => this.onStdout(d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      // Bounded: a delay line that warns in a loop must not grow memory without end.
+      this.stderrText = (this.stderrText + d).slice(-16_384);
+    });
+    this.exited = new Promise((resolve) => {
+      // 'close' (not 'exit') so the final stats line on stdout has been read.
+      child.on('close', (code, signal) => {
+        this.alive = false;
+        const exit: DelayLineExit = { code, signal, expected: this.stopping, stderr: this.stderrText.trim() };
+        const why = new CcbError(this.describeExit(exit));
+        this.readyWaiter?.reject(why);
+        this.readyWaiter = undefined;
+        for (const w of this.statsWaiters.splice(0)) w.reject(why);
+        resolve(exit);
+        this.emit('exit', exit);
+      });
+    });
+  }
+
+  waitReady(timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (!this.alive) {
+        reject(new CcbError(`ccb-delayline in ${this.netns} exited before it was ready: ${this.stderrText.trim()}`));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.readyWaiter = undefined;
+        reject(
+          new CcbError(
+            `ccb-delayline (queue ${this.queueNum} in ${this.netns}) did not print 'ready' within ${timeoutMs} ms` +
+              (this.stderrText.trim() ? `; its stderr: ${this.stderrText.trim()}` : '; it wrote nothing on stderr'),
+            'check that the namespace exists, that libnetfilter_queue works (`ccbrowse doctor`), and that the machine is not overloaded',
+          ),
+        );
+      }, timeoutMs);
+      this.readyWaiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+    });
+  }
+
+  isAlive(): boolean {
+    return this.alive;
+  }
+
+  stderr(): string {
+    return this.stderrText;
+  }
+
+  stats(): Promise<DelayLineStats> {
+    if (!this.alive || this.stopping) {
+      return Promise.reject(new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) is not running`));
+    }
+    return new Promise((resolve, reject) => {
+      this.statsWaiters.push({ resolve, reject });
+      this.child.kill('SIGUSR1');
+    });
+  }
+
+  stop(timeoutMs = 5_000): Promise<DelayLineStats> {
+    this.stopPromise ??= this.doStop(timeoutMs);
+    return this.stopPromise;
+  }
+
+  private async doStop(timeoutMs: number): Promise<DelayLineStats> {
+    if (!this.alive) {
+      if (this.lastStats) return this.lastStats;
+      throw new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) had already exited: ${this.stderrText.trim()}`);
+    }
+    this.stopping = true;
+    this.lastStats = undefined; // only the line printed in answer to SIGTERM counts
+    this.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
+    const outcome = await Promise.race([this.exited, timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      this.child.kill('SIGKILL');
+      await this.exited;
+      throw new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) ignored SIGTERM for ${timeoutMs} ms and was killed`);
+    }
+    if (!this.lastStats) {
+      throw new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) exited without final stats: ${this.describeExit(outcome)}`);
+    }
+    return this.lastStats;
+  }
+
+  private onStdout(chunk: string): void {
+    this.stdoutBuf += chunk;
+    let nl: number;
+    while ((nl = this.stdoutBuf.indexOf('\n')) >= 0) {
+      const line = this.stdoutBuf.slice(0, nl).trim();
+      this.stdoutBuf = this.stdoutBuf.slice(nl + 1);
+      if (line === 'ready') {
+        this.readyWaiter?.resolve();
+        this.readyWaiter = undefined;
+      } else if (line.startsWith('{')) {
+        this.onStatsLine(line);
+      }
+    }
+  }
+
+  private onStatsLine(line: string): void {
+    let stats: DelayLineStats;
+    try {
+      stats = delayLineStatsSchema.parse(JSON.parse(line));
+    } catch (err) {
+      const e = new CcbError(`ccb-delayline printed unreadable stats '${line}': ${(err as Error).message}`);
+      this.statsWaiters.shift()?.reject(e);
+      return;
+    }
+    this.lastStats = stats;
+    this.statsWaiters.shift()?.resolve(stats);
+  }
+
+  private describeExit(exit: DelayLineExit): string {
+    const how = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+    const what = exit.expected ? 'stopped' : 'died unexpectedly';
+    return `ccb-delayline (queue ${this.queueNum} in ${this.netns}) ${what} (${how})${exit.stderr ? `: ${exit.stderr}` : ''}`;
+  }
+}
+
+/**
+ * Starts ccb-delayline in `netns` and resolves once it has bound the queue.
+ * The NFQUEUE rules may be added before or after: without a listener the kernel drops.
+ */
+export async function startDelayLine(opts: DelayLineOptions): Promise<DelayLine> {
+  validate(opts);
+  const binary = opts.binary ?? delayLineBinaryPath();
+  if (process.getuid?.() !== 0) {
+    throw new MissingPrerequisiteError(
+      'the userspace delay line needs root (NFQUEUE binding, network namespaces, real-time priority)',
+      'run ccbrowse as root (sudo)',
+    );
+  }
+  const args = [
+    'netns', 'exec', opts.netns, binary,
+    '--queue-num', String(opts.queueNum),
+    '--delay-us', String(Math.round(opts.delayMs * 1000)),
+    '--queue-maxlen', String(opts.queueMaxLen ?? 10_000),
+  ];
+  // `ip netns exec` execs the program in place, so the child's pid is the delay line's.
+  const child = start('ip', args);
+  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+  if (child.pid === undefined) {
+    const err = await spawnError;
+    throw new MissingPrerequisiteError(`could not start ip netns exec for the delay line: ${err.message}`, 'run ./setup.sh (iproute2 is needed)');
+  }
+  const pid = child.pid;
+  const dl = new DelayLineProcess(child, pid, opts.netns, opts.queueNum, opts.delayMs);
+  const resource: Resource = { kind: 'process', pid, startTime: processStartTime(pid) ?? '', what: `ccb-delayline queue ${opts.queueNum} in ${opts.netns}` };
+  let unwinding = false;
+  opts.stack.push(resource, async () => {
+    unwinding = true;
+    if (dl.isAlive()) await dl.stop().catch(() => undo(resource));
+  });
+
+  try {
+    await dl.waitReady(opts.readyTimeoutMs ?? 10_000);
+  } catch (err) {
+    if (dl.isAlive()) {
+      child.kill('SIGKILL');
+      await dl.exited;
+    }
+    opts.stack.forget(resource);
+    const exit = await dl.exited;
+    const stderr = exit.stderr || dl.stderr().trim();
+    if (exit.code === EXIT_NOT_ROOT) {
+      throw new MissingPrerequisiteError(`ccb-delayline refused to start: ${stderr}`, 'run ccbrowse as root (sudo)');
+    }
+    if (exit.code === EXIT_QUEUE_SETUP) {
+      throw new CcbError(
+        `ccb-delayline could not set up NFQUEUE ${opts.queueNum} in ${opts.netns}: ${stderr}`,
+        'another process may own this queue number in that namespace: pick another --queue-num or stop it',
+      );
+    }
+    throw err instanceof CcbError ? err : new CcbError(`ccb-delayline failed to start: ${(err as Error).message}`);
+  }
+  // After a requested stop the process is gone: drop it from the stack. Not while the stack
+  // itself is unwinding (it pops the entry itself), and not after an unexpected death
+  // (leaving the entry is harmless: undo of a dead process is a no-op).
+  void dl.exited.then((exit) => {
+    if (exit.expected && !unwinding) opts.stack.forget(resource);
+  });
+  return dl;
+}

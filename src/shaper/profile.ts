@@ -1,0 +1,113 @@
+/**
+ * Network profiles: what the emulated bottleneck does (rate, one-way delay, buffer, loss,
+ * queueing mode). Users write them as small typed files in shapers/ with defineProfile();
+ * every profile is validated on load so a typo is a clear error, not a wrong measurement.
+ */
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { BadInputError } from '../util/errors.js';
+
+const bufferSchema = z.union([
+  z.object({ bdp: z.number().positive().max(1000) }).strict(),
+  z.object({ bytes: z.number().int().min(1514).max(1 << 30) }).strict(),
+]);
+
+export const profileSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" and "-" only'),
+    description: z.string().optional(),
+    /** Bottleneck rate in kbit/s, counted on the wire (Ethernet frame bytes), both directions. */
+    rateKbit: z.number().min(8).max(10_000_000),
+    /** One-way delay in ms added in each direction (added RTT = 2 x this). */
+    delayMs: z.number().min(0).max(5_000),
+    /** Queue size per flow (per-flow mode) or for all flows (shared mode). */
+    buffer: bufferSchema,
+    /** Random loss in percent, applied by the delay stage (0 = none: only buffer overflow drops). */
+    lossPercent: z.number().min(0).max(100).default(0),
+    /** per-flow: each connection gets its own queue; shared: one queue for all flows. */
+    queue: z.enum(['per-flow', 'shared']).default('per-flow'),
+    /** MTU of the client's link (Nebby shrinks it to get more packets per trace). */
+    clientMtu: z.number().int().min(576).max(9000).default(1500),
+    /** How many per-flow queues to prepare; later flows reuse queues round-robin. */
+    maxFlows: z.number().int().min(1).max(4096).default(1024),
+  })
+  .strict();
+
+export type ProfileInput = z.input<typeof profileSchema>;
+export type Profile = z.output<typeof profileSchema>;
+
+/** Gives a profile file its types; validation happens when it is loaded. */
+export function defineProfile(profile: ProfileInput): ProfileInput {
+  return profile;
+}
+
+/** Ethernet frame overhead HTB counts on top of the IP packet. */
+export const ETHERNET_HEADER_BYTES = 14;
+
+/** Bandwidth-delay product in bytes, using the added RTT (2 x one-way delay). */
+export function bdpBytes(p: Pick<Profile, 'rateKbit' | 'delayMs'>): number {
+  return (p.rateKbit * 1000 * (2 * p.delayMs) / 1000) / 8;
+}
+
+/** Queue limit in bytes; never below one full frame, or nothing could pass. */
+export function bufferBytes(p: Profile): number {
+  const bytes = 'bytes' in p.buffer ? p.buffer.bytes : Math.round(bdpBytes(p) * p.buffer.bdp);
+  return Math.max(bytes, p.clientMtu + ETHERNET_HEADER_BYTES);
+}
+
+function formatIssues(err: z.ZodError): string {
+  return err.issues.map((i) => `  - ${i.path.join('.') || '(profile)'}: ${i.message}`).join('\n');
+}
+
+/** Validates an already-loaded object; `source` names the file in errors. */
+export function parseProfile(value: unknown, source: string): Profile {
+  const parsed = profileSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new BadInputError(`invalid network profile ${source}:\n${formatIssues(parsed.error)}`,
+      'see shapers/nebby-50.ts for a valid example');
+  }
+  return parsed.data;
+}
+
+/** Repository directory holding the shipped profiles. */
+export function shapersDir(): string {
+  return resolve(new URL('../../shapers', import.meta.url).pathname);
+}
+
+/**
+ * Loads a profile by file path (.ts/.js/.json) or by the name of a shipped profile
+ * ("nebby-50" -> shapers/nebby-50.ts). TypeScript files load without a build step.
+ */
+export async function loadProfile(nameOrPath: string): Promise<Profile> {
+  let path = nameOrPath;
+  if (!/[/\\]|\.(ts|js|mjs|json)$/.test(nameOrPath)) path = resolve(shapersDir(), `${nameOrPath}.ts`);
+  path = resolve(path);
+  if (!existsSync(path)) {
+    throw new BadInputError(`network profile not found: ${nameOrPath}`,
+      `give a path to a profile file or one of the shipped names (ls ${shapersDir()})`);
+  }
+  let mod: { default?: unknown };
+  try {
+    if (path.endsWith('.json')) {
+      const { readFileSync } = await import('node:fs');
+      mod = { default: JSON.parse(readFileSync(path, 'utf8')) };
+    } else {
+      const { tsImport } = await import('tsx/esm/api');
+      mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
+    }
+  } catch (err) {
+    throw new BadInputError(`could not load network profile ${path}: ${(err as Error).message}`,
+      'the file must be valid TypeScript/JSON exporting `export default defineProfile({...})`');
+  }
+  // tsx exposes a file without `export default` as a default holding its named exports.
+  const named = Object.keys(mod).filter((k) => k !== 'default');
+  const defaultIsNamespace = named.length > 0 && typeof mod.default === 'object' && mod.default !== null &&
+    named.every((k) => k in (mod.default as object));
+  if (mod.default === undefined || defaultIsNamespace) {
+    throw new BadInputError(`network profile ${path} has no default export`,
+      'end the file with `export default defineProfile({...})`');
+  }
+  return parseProfile(mod.default, basename(path));
+}

@@ -1,0 +1,30 @@
+/**
+ * The contract between the trace step (pcap -> flows -> bytes in flight) and the
+ * classifier. Both sides import these types; neither imports the other's internals.
+ */
+
+/** A flow's bytes-in-flight time series, as the classifier consumes it. */
+export interface BifSeries {
+  /** Seconds since the flow's first packet, ascending. */
+  t: Float64Array;
+  /** Bytes in flight at t (sender's view: sent but not yet acknowledged). */
+  bif: Float64Array;
+  /**
+   * Per sample: 1 when the sender was application-limited or idle at t (nothing to send,
+   * e.g. an ABR pause), so a drop in BiF there is not a congestion back-off.
+   */
+  appLimited?: Uint8Array;
+  /** Median RTT of the flow in seconds, measured from the trace itself. */
+  rttSeconds: number;
+}
+
+export type TransportProtocol = 'tcp' | 'udp';
+
+/** A flow's identity: the server is the side that sends the bulk of the data. */
+export interface FlowKey {
+  protocol: TransportProtocol;
+  clientIp: string;
+  clientPort: number;
+  serverIp: string;
+  serverPort: number;
+}

@@ -1,0 +1,64 @@
+/** The command line as a user meets it: help, bad input, missing capabilities, doctor. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nodeModuleCommand } from '../../src/util/node-script.js';
+import { isRoot } from '../helpers/system.js';
+
+function ccb(args: string[], opts: { uid?: number } = {}) {
+  const [node, ...pre] = nodeModuleCommand('cli/main.ts');
+  const r = spawnSync(node, [...pre, ...args], { encoding: 'utf8', timeout: 120_000, uid: opts.uid, gid: opts.uid });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('ccbrowse CLI', () => {
+  it('has --help for every command', () => {
+    for (const args of [[], ['doctor'], ['shaper'], ['shaper', 'check'], ['reap']]) {
+      const r = ccb([...args, '--help']);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.out).toMatch(/Usage: ccbrowse/);
+    }
+  });
+
+  it('rejects a bad profile file with a clear message and exit code 2, no stack trace', () => {
+    if (!isRoot) return;
+    const dir = mkdtempSync(join(tmpdir(), 'ccb-cli-'));
+    const file = join(dir, 'oops.ts');
+    writeFileSync(file, "export default { name: 'oops', rateKbit: 'fast', delayMs: 10, buffer: { bdp: 2 } };\n");
+    const r = ccb(['shaper', 'check', '--profile', file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('oops.ts');
+    expect(r.err).toContain('rateKbit');
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+
+  it('rejects bad option values with exit code 2', () => {
+    const r = ccb(['shaper', 'check', '--flows', 'many']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/flows/);
+  });
+
+  it.skipIf(!isRoot)('says root is needed when run unprivileged, with a fix (exit 3)', () => {
+    const r = ccb(['shaper', 'check'], { uid: 65534 });
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/needs root/);
+    expect(r.err).toMatch(/fix:/);
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+
+  it.skipIf(!isRoot)('doctor reports the kernel features and the backend as JSON', () => {
+    const r = ccb(['doctor', '--json']);
+    const report = JSON.parse(r.out) as { items: { name: string; ok: boolean }[]; delayBackend: string; ready: boolean };
+    const item = (n: string) => report.items.find((i) => i.name === n);
+    expect(item('network namespaces')?.ok).toBe(true);
+    expect(item('HTB qdisc')?.ok).toBe(true);
+    expect(item('cls_bpf (per-flow class picker)')?.ok).toBe(true);
+    expect(item('NFQUEUE via iptables')?.ok).toBe(true);
+    // This kernel has no sch_netem: the doctor must say so and pick the delay line.
+    const netem = item('sch_netem')!;
+    expect(report.delayBackend).toBe(netem.ok ? 'netem' : 'nfqueue');
+    expect(r.code).toBe(report.ready ? 0 : 3);
+  });
+});
