@@ -49,7 +49,7 @@ async function probeInNamespace(): Promise<{ netns: boolean; htb: boolean; clsBp
   try {
     out.netns = (await run('ip', ['netns', 'add', ns], { allowFailure: true })).code === 0;
     if (!out.netns) return out;
-    await run('ip', ['-n', ns, 'link', 'add', 'd0', 'type', 'dummy']);
+    await run('ip', ['-n', ns, 'link', 'add', 'd0', 'type', 'veth', 'peer', 'name', 'd1']);
     await run('ip', ['-n', ns, 'link', 'set', 'd0', 'up']);
     out.htb = (await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', 'd0', 'root', 'handle', '1:', 'htb', 'default', '2'], { allowFailure: true })).code === 0;
     const obj = buildPath('bpf', 'ccb_flowclass.bpf.o');

@@ -15,7 +15,7 @@ export function probeKernelQdiscs(): Promise<{ netem: boolean; ifb: boolean }> {
     const ns = `ccb-probe-${randomBytes(3).toString('hex')}`;
     try {
       await run('ip', ['netns', 'add', ns]);
-      await run('ip', ['-n', ns, 'link', 'add', 'd0', 'type', 'dummy']);
+      await run('ip', ['-n', ns, 'link', 'add', 'd0', 'type', 'veth', 'peer', 'name', 'd1']);
       const netem = (await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', 'd0', 'root', 'netem', 'delay', '1ms'], { allowFailure: true })).code === 0;
       const ifb = (await run('ip', ['-n', ns, 'link', 'add', 'i0', 'type', 'ifb'], { allowFailure: true })).code === 0;
       return { netem, ifb };
