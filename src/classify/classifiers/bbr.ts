@@ -1,0 +1,121 @@
+/**
+ * BBR classifier (Nebby step 5). BBRv1: ProbeBW pulses (+25% for one RTT every 8 RTTs,
+ * found as an autocorrelation peak of the detrended plateau with positive skew) and
+ * ProbeRTT dips about every 10 s. BBRv2: no 8-RTT pulses, a cruise of >= 2 s, ProbeRTT
+ * about every 5 s. Anything BBR-like (pulses, or periodic short deep dips) that fits
+ * neither is 'BBR (other version)' (e.g. BBRv3), not forced into v1/v2.
+ */
+import { z } from 'zod';
+import type { JsonObject } from '../json.js';
+import { jsonNumber } from '../json.js';
+import { analyseRate, cv, periodInRtts, type RateAnalysis } from '../rate.js';
+import { median } from '../stats.js';
+import { defineClassifier, type Claim } from '../types.js';
+import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
+
+export const BBR_V1 = 'BBRv1';
+export const BBR_V2 = 'BBRv2';
+export const BBR_OTHER = 'BBR (other version)';
+
+const range = z.object({ min: z.number(), max: z.number() });
+const paramsSchema = z.object({
+  rate: rateOptionsSchema,
+  /** ProbeBW pulse period window (in the flow's median RTTs: 8 x min RTT reads as 6-8). */
+  probeBwRtts: range,
+  probeBwMinStrength: z.number(),
+  probeBwMinSkew: z.number(),
+  probeBwMinAmplitude: z.number(),
+  v1ProbeRttSeconds: range,
+  v2ProbeRttSeconds: range,
+  v2MinCruiseSeconds: z.number().nonnegative(),
+  /** Dip intervals with a larger coefficient of variation are not periodic. */
+  maxIntervalCv: z.number().nonnegative(),
+  minPlateauShare: z.number().min(0).max(1),
+  maxPlateauSpread: z.number().positive(),
+});
+export type BbrParams = z.infer<typeof paramsSchema>;
+
+interface BbrFindings {
+  rate: RateAnalysis;
+  pulse: { rtts: number; strength: number } | null;
+  pulsesFound: boolean;
+  intervals: number[];
+  dipPeriod: number | null;
+  dipsPeriodic: boolean;
+  decision: { label: string; confidence: number; note: string } | null;
+}
+
+const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
+
+function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFindings {
+  const rate = analyseRate(f, p.rate);
+  // Search from 2 RTTs so a faster oscillation (e.g. Copa's) is seen as its own period,
+  // not mistaken for pulses through its second harmonic.
+  const pulse = periodInRtts(rate, 2, p.probeBwRtts.max);
+  const pulsesFound =
+    pulse !== null &&
+    pulse.rtts >= p.probeBwRtts.min &&
+    pulse.strength >= p.probeBwMinStrength && rate.residualSkew >= p.probeBwMinSkew && rate.residualAmplitude >= p.probeBwMinAmplitude;
+  // ProbeRTT timers start with the flow, so the time to the first dip is an interval too.
+  const intervals = [...(rate.firstDipAfter !== null ? [rate.firstDipAfter] : []), ...rate.dipIntervals];
+  const dipPeriod = intervals.length ? median(intervals) : null;
+  const dipsPeriodic = intervals.length >= 1 && cv(intervals) <= p.maxIntervalCv;
+  const out: BbrFindings = { rate, pulse, pulsesFound, intervals, dipPeriod, dipsPeriodic, decision: null };
+  const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
+  if (!rateLike) return out;
+  const hasDips = rate.dips.length > 0;
+  if (pulsesFound && hasDips && dipsPeriodic && within(dipPeriod, p.v1ProbeRttSeconds)) {
+    out.decision = { label: BBR_V1, confidence: Math.min(1, 0.6 + pulse.strength * 0.5), note: 'ProbeBW pulses and ~10 s ProbeRTT' };
+  } else if (pulsesFound && !hasDips && f.durationSeconds < p.v1ProbeRttSeconds.max) {
+    out.decision = { label: BBR_V1, confidence: 0.5, note: 'ProbeBW pulses; trace too short to see ProbeRTT' };
+  } else if (!pulsesFound && hasDips && dipsPeriodic && within(dipPeriod, p.v2ProbeRttSeconds) && rate.longestCruiseSeconds >= p.v2MinCruiseSeconds) {
+    out.decision = { label: BBR_V2, confidence: 0.85, note: 'cruise without probing and ~5 s ProbeRTT' };
+  } else if (pulsesFound || (rate.dips.length >= 2 && dipsPeriodic)) {
+    out.decision = { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses, ProbeRTT timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
+  }
+  return out;
+}
+
+export const bbrClassifier = defineClassifier<BbrParams>({
+  name: 'bbr',
+  description: 'BBRv1 / BBRv2 / other BBR from ProbeBW pulses and ProbeRTT dips',
+  labels: [BBR_V1, BBR_V2, BBR_OTHER],
+  paramsSchema,
+  defaultParams: () => ({
+    rate: { ...defaultRateOptions },
+    probeBwRtts: { min: 5.5, max: 10.5 },
+    probeBwMinStrength: 0.15,
+    probeBwMinSkew: 0.5,
+    probeBwMinAmplitude: 0.08,
+    v1ProbeRttSeconds: { min: 8, max: 12.5 },
+    v2ProbeRttSeconds: { min: 3.5, max: 6.5 },
+    v2MinCruiseSeconds: 2,
+    maxIntervalCv: 0.25,
+    minPlateauShare: 0.5,
+    maxPlateauSpread: 0.6,
+  }),
+  fit: (_examples, params) => params,
+  predict(f, p): Claim[] {
+    const d = analyse(f, p).decision;
+    return d ? [{ classifier: 'bbr', label: d.label, scope: 'flow', confidence: d.confidence, note: d.note }] : [];
+  },
+  explain(f, p): JsonObject {
+    const a = analyse(f, p);
+    return {
+      levelBytes: jsonNumber(a.rate.level, 1),
+      plateauShare: jsonNumber(a.rate.plateauShare),
+      plateauSpread: jsonNumber(a.rate.plateauSpread),
+      probeBwPeriodRtts: a.pulse ? jsonNumber(a.pulse.rtts, 2) : null,
+      probeBwStrength: a.pulse ? jsonNumber(a.pulse.strength) : null,
+      residualSkew: jsonNumber(a.rate.residualSkew),
+      residualAmplitude: jsonNumber(a.rate.residualAmplitude),
+      pulsesFound: a.pulsesFound,
+      dips: a.rate.dips.map((d) => ({ tStart: jsonNumber(d.tStart, 3), tEnd: jsonNumber(d.tEnd, 3), depth: jsonNumber(d.depth) })),
+      probeRttIntervalsSeconds: a.intervals.map((x) => jsonNumber(x, 3)),
+      probeRttPeriodSeconds: a.dipPeriod === null ? null : jsonNumber(a.dipPeriod, 3),
+      longestCruiseSeconds: jsonNumber(a.rate.longestCruiseSeconds, 3),
+      decision: a.decision ? a.decision.label : null,
+      note: a.decision ? a.decision.note : 'no BBR signature',
+    };
+  },
+});

@@ -1,0 +1,141 @@
+/**
+ * Top level: one flow's BiF series -> one verdict. Gates first (invalid, short,
+ * application-limited), then the pipeline, then every registered classifier, then fusion.
+ */
+import type { BifSeries } from '../trace/types.js';
+import { EXCLUDED_APP_LIMITED, EXCLUDED_NONE } from './exclusion.js';
+import { activeCount, extractFlowFeatures, type FlowFeatures } from './features.js';
+import { decideFromClaims } from './fusion.js';
+import { jsonNumber, type JsonObject } from './json.js';
+import type { Model } from './model.js';
+import { classifierRegistry } from './registry.js';
+import { median, pick } from './stats.js';
+import { UNKNOWN, type Claim } from './types.js';
+import { seriesGate } from './validate.js';
+import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict } from './verdict.js';
+
+const MAX_DRAW_POINTS = 512;
+
+function emptyEvidence(series: BifSeries): FlowEvidence {
+  const n = series.t.length;
+  return {
+    rttSeconds: jsonNumber(series.rttSeconds, 6) ?? 0,
+    durationSeconds: n ? (jsonNumber(series.t[n - 1] - series.t[0], 6) ?? 0) : 0,
+    samples: n,
+    appLimitedFraction: 0,
+    slowStartEndSeconds: null,
+    levelBytes: null,
+    smoothed: { t0: 0, dt: 0, bif: [] },
+    backoffs: [],
+    segments: [],
+    claims: [],
+    classifiers: {},
+    lossPosterior: null,
+  };
+}
+
+function nonAnswer(label: string, kind: Verdict['kind'], reason: string, evidence: FlowEvidence | null): Verdict {
+  return { schemaVersion: 1, label, kind, confidence: 0, reason, shapeCluster: null, evidence };
+}
+
+function buildEvidence(f: FlowFeatures, claims: Claim[], explained: Record<string, JsonObject>): FlowEvidence {
+  const step = Math.max(1, Math.ceil(f.y.length / MAX_DRAW_POINTS));
+  const drawn: number[] = [];
+  for (let i = 0; i < f.y.length; i += step) drawn.push(jsonNumber(f.y[i], 1) ?? 0);
+  const segClaims = new Map<number, Claim>();
+  for (const c of claims) if (c.scope === 'segment' && c.segmentIndex !== undefined) segClaims.set(c.segmentIndex, c);
+  const segments: SegmentEvidence[] = f.segments.map(({ segment: s, fit }) => {
+    const e: SegmentEvidence = {
+      index: s.index,
+      tStart: jsonNumber(s.tStart, 4) ?? 0,
+      tEnd: jsonNumber(s.tEnd, 4) ?? 0,
+      durationRtts: jsonNumber(s.durationRtts, 2) ?? 0,
+      samples: s.samples,
+      openedBy: s.openedBy,
+      closedBy: s.closedBy,
+      usable: s.usable,
+    };
+    if (s.dropReason) e.dropReason = s.dropReason;
+    if (fit) {
+      e.polynomial = {
+        degree: fit.degree,
+        coefficients: fit.coefficients.map((c) => jsonNumber(c, 6) ?? 0),
+        mse: jsonNumber(fit.mse, 8) ?? 0,
+        score: jsonNumber(fit.score, 8) ?? 0,
+      };
+    }
+    const c = segClaims.get(s.index);
+    if (c) {
+      e.match = c.label;
+      if (c.posterior) e.posterior = Object.fromEntries(Object.entries(c.posterior).map(([k, v]) => [k, jsonNumber(v) ?? 0]));
+      if (c.note) e.note = c.note;
+    }
+    return e;
+  });
+  const judged = segments.filter((s) => s.posterior);
+  let lossPosterior: Record<string, number> | null = null;
+  if (judged.length) {
+    lossPosterior = {};
+    for (const s of judged) for (const [k, v] of Object.entries(s.posterior ?? {})) lossPosterior[k] = (lossPosterior[k] ?? 0) + v / judged.length;
+    for (const k of Object.keys(lossPosterior)) lossPosterior[k] = jsonNumber(lossPosterior[k]) ?? 0;
+  }
+  const active = pick(f.y, (i) => i >= f.slowStartEnd && f.mask[i] === 0);
+  return {
+    rttSeconds: jsonNumber(f.rttSeconds, 6) ?? 0,
+    durationSeconds: jsonNumber(f.durationSeconds, 6) ?? 0,
+    samples: f.sampleCount,
+    appLimitedFraction: jsonNumber(f.appLimitedFraction) ?? 0,
+    slowStartEndSeconds: f.slowStartEnd < f.y.length ? jsonNumber(f.t0 + f.slowStartEnd * f.dt, 4) : null,
+    levelBytes: active.length ? jsonNumber(median(active), 1) : null,
+    smoothed: { t0: jsonNumber(f.t0, 6) ?? 0, dt: jsonNumber(f.dt * step, 6) ?? 0, bif: drawn },
+    backoffs: f.backoffs.map((b) => ({ tPeak: jsonNumber(b.tPeak, 4) ?? 0, tTrough: jsonNumber(b.tTrough, 4) ?? 0, depth: jsonNumber(b.depth) ?? 0 })),
+    segments,
+    claims: claims.map((c) => ({ ...c, confidence: jsonNumber(c.confidence) ?? 0, ...(c.posterior ? { posterior: Object.fromEntries(Object.entries(c.posterior).map(([k, v]) => [k, jsonNumber(v) ?? 0])) } : {}) })),
+    classifiers: explained,
+    lossPosterior,
+  };
+}
+
+export function classifyFlow(series: BifSeries, model: Model): Verdict {
+  const cfg = model.pipeline;
+  const gate = seriesGate(series, cfg);
+  if (gate?.kind === 'invalid') return nonAnswer(UNKNOWN, 'unknown', gate.reason, null);
+  if (gate?.kind === 'short') return nonAnswer(SHORT_FLOW, 'short-flow', gate.reason, emptyEvidence(series));
+
+  const f = extractFlowFeatures(series, cfg);
+  if (f.appLimitedFraction > cfg.appLimited.maxFraction) {
+    return nonAnswer(APP_LIMITED, 'application-limited', `application-limited ${(100 * f.appLimitedFraction).toFixed(0)}% of the time`, buildEvidence(f, [], {}));
+  }
+  const activeRtts = (activeCount(f) * f.dt) / f.rttSeconds;
+  if (activeRtts < cfg.shortFlow.minActiveRtts) {
+    let appLimitedPoints = 0;
+    let excluded = 0;
+    for (let i = f.slowStartEnd; i < f.mask.length; i++) {
+      if (f.mask[i] !== EXCLUDED_NONE) excluded++;
+      if (f.mask[i] === EXCLUDED_APP_LIMITED) appLimitedPoints++;
+    }
+    const evidence = buildEvidence(f, [], {});
+    if (excluded > 0 && appLimitedPoints >= excluded / 2) {
+      return nonAnswer(APP_LIMITED, 'application-limited', `only ${activeRtts.toFixed(1)} RTTs left after excluding application-limited time`, evidence);
+    }
+    return nonAnswer(SHORT_FLOW, 'short-flow', `only ${activeRtts.toFixed(1)} RTTs after slow start and idle time`, evidence);
+  }
+
+  const claims: Claim[] = [];
+  const explained: Record<string, JsonObject> = {};
+  for (const c of classifierRegistry) {
+    const params = model.classifiers[c.name] ?? c.defaultParams();
+    claims.push(...c.predict(f, params));
+    explained[c.name] = c.explain(f, params);
+  }
+  const d = decideFromClaims(claims);
+  return {
+    schemaVersion: 1,
+    label: d.label,
+    kind: d.kind,
+    confidence: d.confidence,
+    reason: d.reason,
+    shapeCluster: d.kind === 'cca' ? shapeClusterOf(d.label) : null,
+    evidence: buildEvidence(f, claims, explained),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The whole pre-processing pipeline: series -> smoothed grid -> exclusions -> back-offs
+ * -> slow start -> segments -> segment shapes. Every classifier reads this one object.
+ */
+import type { BifSeries } from '../trace/types.js';
+import { detectBackoffs, type Backoff } from './backoffs.js';
+import type { PipelineConfig } from './config.js';
+import { appLimitedFraction, computeExclusion } from './exclusion.js';
+import { findSlowStartEnd, segmentTrace } from './segment.js';
+import { describeSegment, type SegmentShape } from './segmentFeatures.js';
+import { smoothSeries } from './smooth.js';
+
+export interface FlowFeatures {
+  rttSeconds: number;
+  durationSeconds: number;
+  sampleCount: number;
+  /** Share of grid time flagged application-limited by the trace step. */
+  appLimitedFraction: number;
+  /** Uniform grid: time of point i is t0 + i * dt. */
+  t0: number;
+  dt: number;
+  /** Low-passed BiF (bytes). */
+  y: Float64Array;
+  /** Per grid point: 0 usable, 1 application-limited, 2 idle. */
+  mask: Uint8Array;
+  /** Grid index where slow start ends (y.length when it never does). */
+  slowStartEnd: number;
+  backoffs: Backoff[];
+  segments: SegmentShape[];
+}
+
+export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatures {
+  const smoothed = smoothSeries(series, cfg.smoothing);
+  const mask = computeExclusion(smoothed, cfg.exclusion);
+  const base = { y: smoothed.y, mask, t0: smoothed.t0, dt: smoothed.dt, rtt: smoothed.rtt };
+  const backoffs = detectBackoffs(base, cfg.backoff);
+  const segInput = { ...base, sampleTimes: series.t };
+  const slowStartEnd = findSlowStartEnd(segInput, backoffs, cfg.slowStart);
+  const segments = segmentTrace(segInput, backoffs, slowStartEnd, cfg.segments).map((s) => describeSegment(smoothed.y, s, cfg));
+  return {
+    rttSeconds: series.rttSeconds,
+    durationSeconds: series.t[series.t.length - 1] - series.t[0],
+    sampleCount: series.t.length,
+    appLimitedFraction: appLimitedFraction(smoothed),
+    t0: smoothed.t0,
+    dt: smoothed.dt,
+    y: smoothed.y,
+    mask,
+    slowStartEnd,
+    backoffs: backoffs.filter((b) => b.iPeak >= slowStartEnd),
+    segments,
+  };
+}
+
+/** Grid indices after slow start that are not excluded. */
+export function activeCount(f: FlowFeatures): number {
+  let c = 0;
+  for (let i = f.slowStartEnd; i < f.y.length; i++) if (f.mask[i] === 0) c++;
+  return c;
+}

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { classifyFlow } from '../../../src/classify/classifyFlow.js';
+import { fuseProfiles } from '../../../src/classify/fusion.js';
+import { verdictSchema, type Verdict } from '../../../src/classify/verdict.js';
+import { shippedModel } from './shippedModel.js';
+import {
+  akamaiSeries,
+  appLimitedSeries,
+  bbrV1Series,
+  bbrV2Series,
+  copaSeries,
+  cubicSeries,
+  renoSeries,
+  shortFlowSeries,
+  sineSeries,
+  squareWaveSeries,
+  whiteNoiseSeries,
+} from './synthetic.js';
+
+// Both Nebby profiles: ~50 ms and ~100 ms one-way delay (+ ~20 ms of Internet RTT).
+const PROFILES = [0.12, 0.22];
+const model = shippedModel();
+const classify = (s: Parameters<typeof classifyFlow>[0]): Verdict => classifyFlow(s, model);
+
+describe('classifyFlow on known shapes (shipped synthetic model, unseen seeds)', () => {
+  it.each(PROFILES)('a Reno sawtooth is NewReno, quadratic per Table 6.3 (base RTT %s s)', (rtt) => {
+    const v = classify(renoSeries({ seed: 1001, baseRttS: rtt, durationS: rtt > 0.15 ? 120 : 60 }));
+    expect(v.label).toBe('NewReno');
+    expect(v.kind).toBe('cca');
+    expect(v.shapeCluster).toBe('quadratic');
+    const judged = v.evidence!.segments.filter((s) => s.polynomial);
+    expect(judged.length).toBeGreaterThan(0);
+    // Concave growth (RTT grows with the queue): a quadratic with a negative x^2 term.
+    for (const s of judged) {
+      expect(s.polynomial!.degree).toBe(2);
+      expect(s.polynomial!.coefficients[2]).toBeLessThan(0);
+    }
+  });
+
+  it.each(PROFILES)('a CUBIC curve is CUBIC, with concave-then-convex cubic segments (base RTT %s s)', (rtt) => {
+    const v = classify(cubicSeries({ seed: 1002, baseRttS: rtt, durationS: rtt > 0.15 ? 120 : 60 }));
+    expect(v.label).toBe('CUBIC');
+    expect(v.shapeCluster).toBe('cubic');
+    const cubics = v.evidence!.segments.filter((s) => s.polynomial?.degree === 3);
+    expect(cubics.length).toBeGreaterThan(0);
+    for (const s of cubics) {
+      const [, , c2, c3] = s.polynomial!.coefficients;
+      expect(c3).toBeGreaterThan(0); // convex at the end
+      const inflection = -c2 / (3 * c3);
+      expect(inflection).toBeGreaterThan(0); // concave before it
+      expect(inflection).toBeLessThan(1);
+    }
+    const posterior = v.evidence!.lossPosterior!;
+    expect(posterior.CUBIC).toBeGreaterThan(0.9);
+  });
+
+  it.each(PROFILES)('a flat line with 8-RTT +25%% pulses and 10 s ProbeRTT dips is BBRv1 (base RTT %s s)', (rtt) => {
+    const v = classify(bbrV1Series({ seed: 1003, baseRttS: rtt }));
+    expect(v.label).toBe('BBRv1');
+    const bbr = v.evidence!.classifiers.bbr as Record<string, number>;
+    expect(bbr.probeBwPeriodRtts).toBeGreaterThan(6.5);
+    expect(bbr.probeBwPeriodRtts).toBeLessThan(8.5);
+    expect(bbr.probeRttPeriodSeconds).toBeGreaterThan(9.5);
+    expect(bbr.probeRttPeriodSeconds).toBeLessThan(11.5);
+  });
+
+  it.each(PROFILES)('a cruise with 5 s ProbeRTT dips is BBRv2 (base RTT %s s)', (rtt) => {
+    const v = classify(bbrV2Series({ seed: 1004, baseRttS: rtt }));
+    expect(v.label).toBe('BBRv2');
+    const bbr = v.evidence!.classifiers.bbr as Record<string, number>;
+    expect(bbr.probeRttPeriodSeconds).toBeGreaterThan(4.5);
+    expect(bbr.probeRttPeriodSeconds).toBeLessThan(6);
+    expect(bbr.longestCruiseSeconds).toBeGreaterThan(2);
+  });
+
+  it('BBR with ProbeRTT on neither v1 nor v2 timing is "BBR (other version)"', () => {
+    const v = classify(bbrV1Series({ seed: 1005, probeRttEveryS: 7, durationS: 40 }));
+    expect(v.label).toBe('BBR (other version)');
+  });
+
+  it.each(PROFILES)('a constant level with 15 s back-offs is AkamaiCC-like (base RTT %s s)', (rtt) => {
+    const v = classify(akamaiSeries({ seed: 1006, baseRttS: rtt, durationS: 50 }));
+    expect(v.label).toBe('AkamaiCC-like');
+    const ak = v.evidence!.classifiers.akamai as { backoffIntervalsSeconds: number[] };
+    for (const x of ak.backoffIntervalsSeconds) {
+      expect(x).toBeGreaterThan(10);
+      expect(x).toBeLessThan(20);
+    }
+  });
+
+  it('a symmetric swing every 5 RTTs is Copa', () => {
+    const v = classify(copaSeries({ seed: 1007 }));
+    expect(v.label).toBe('Copa');
+    expect((v.evidence!.classifiers.copa as Record<string, number>).periodRtts).toBeCloseTo(5, 0);
+  });
+});
+
+describe('classifyFlow gives honest non-answers', () => {
+  it.each([1010, 1011, 1012])('white noise is Unknown (seed %s)', (seed) => {
+    const v = classify(whiteNoiseSeries({ seed }));
+    expect(v.label).toBe('Unknown');
+    expect(v.kind).toBe('unknown');
+    expect(v.confidence).toBe(0);
+  });
+
+  it('a square wave matches no class: Unknown, its segments out of distribution', () => {
+    const v = classify(squareWaveSeries({ seed: 1013, periodS: 3 }));
+    expect(v.label).toBe('Unknown');
+    const judged = v.evidence!.segments.filter((s) => s.match !== undefined);
+    expect(judged.length).toBeGreaterThan(0);
+    for (const s of judged) expect(s.match).toBe('Unknown');
+  });
+
+  it('a sine of arbitrary period (2.3 s) is Unknown', () => {
+    expect(classify(sineSeries({ seed: 1014, periodS: 2.3 })).label).toBe('Unknown');
+  });
+
+  it('a 1 s flow is a Short flow', () => {
+    const v = classify(shortFlowSeries({ seed: 1015 }));
+    expect(v.label).toBe('Short flow');
+    expect(v.kind).toBe('short-flow');
+    expect(v.reason).toMatch(/too short/);
+  });
+
+  it('a mostly application-limited flow is Application-limited', () => {
+    const v = classify(appLimitedSeries({ seed: 1016 }));
+    expect(v.label).toBe('Application-limited');
+    expect(v.evidence!.appLimitedFraction).toBeGreaterThan(0.5);
+  });
+
+  it('a broken series becomes an Unknown verdict with the cause, never an exception', () => {
+    const bad = { t: Float64Array.from([0, 2, 1]), bif: Float64Array.from([1, 2, 3]), rttSeconds: 0.1 };
+    const v = classify(bad);
+    expect(v.label).toBe('Unknown');
+    expect(v.reason).toMatch(/time goes backwards/);
+    expect(classify({ ...bad, t: Float64Array.from([0, 1, 2]), rttSeconds: 0 }).reason).toMatch(/rttSeconds/);
+  });
+});
+
+describe('verdicts are deterministic, JSON and carry evidence', () => {
+  it('same input twice (and the same seed regenerated) gives deep-equal verdicts', () => {
+    const a = classify(cubicSeries({ seed: 1020, durationS: 40 }));
+    const b = classify(cubicSeries({ seed: 1020, durationS: 40 }));
+    expect(b).toEqual(a);
+    const s = bbrV1Series({ seed: 1021 });
+    expect(classify(s)).toEqual(classify(s));
+  });
+
+  it('survives a JSON round trip unchanged and matches the published verdict schema', () => {
+    const vs = [classify(renoSeries({ seed: 1022 })), classify(bbrV2Series({ seed: 1023 })), classify(shortFlowSeries({ seed: 1 }))];
+    for (const v of [...vs, fuseProfiles(vs.slice(0, 2))]) {
+      expect(JSON.parse(JSON.stringify(v))).toEqual(v);
+      expect(verdictSchema.safeParse(JSON.parse(JSON.stringify(v))).success).toBe(true);
+    }
+  });
+
+  it('evidence has segment time ranges, polynomials, posteriors, periods and a drawable series', () => {
+    const v = classify(renoSeries({ seed: 1024, durationS: 60 }));
+    const e = v.evidence!;
+    expect(e.smoothed.bif.length).toBeGreaterThan(100);
+    expect(e.smoothed.bif.length).toBeLessThanOrEqual(512);
+    expect(e.backoffs.length).toBeGreaterThan(2);
+    for (const s of e.segments) expect(s.tEnd).toBeGreaterThan(s.tStart);
+    const judged = e.segments.filter((s) => s.posterior);
+    expect(judged.length).toBeGreaterThan(0);
+    for (const s of judged) expect(Object.values(s.posterior!).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 3);
+    expect(Object.keys(e.classifiers).sort()).toEqual(['akamai', 'bbr', 'copa', 'loss-based']);
+    expect(e.claims.some((c) => c.classifier === 'loss-based' && c.label === 'NewReno')).toBe(true);
+  });
+});
