@@ -1,0 +1,13 @@
+/** Public surface of the trace step: capture -> flows -> bytes in flight. */
+export { traceFile, traceBuffer, TraceBuilder } from './trace.js';
+export type { TraceOptions, TraceResult, FlowResult, FlowKind, ClientInference, BifMethod, DirectionCounts, FlowRttMethod } from './result.js';
+export { toCsv, toFlowsCsv, toJson } from './format.js';
+export { readCapture, readCaptureBuffer, CaptureParser } from './pcap.js';
+export type { CaptureInfo, CaptureFormat, ReadOptions } from './pcap.js';
+export { PacketRecord, PacketKind, TcpFlag, TcpOpt } from './packet.js';
+export type { PacketVisitor } from './packet.js';
+export { SampleFlag } from './tcp-bif.js';
+export type { TcpSenderStats, LossEpisode, RttMethod } from './tcp-bif.js';
+export { quicHeuristicBif } from './quic-bif.js';
+export { markAppLimited } from './app-limited.js';
+export type { BifSeries, FlowKey, TransportProtocol } from './types.js';

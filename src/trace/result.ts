@@ -1,0 +1,85 @@
+/**
+ * What the trace step returns: per-flow results around the BifSeries contract (types.ts),
+ * plus the richer statistics the report and debugging use.
+ */
+import type { CaptureInfo } from './pcap.js';
+import type { QuicBifMethod } from './quic-bif.js';
+import type { RttMethod, TcpSenderStats } from './tcp-bif.js';
+import type { BifSeries, FlowKey } from './types.js';
+
+export interface TraceOptions {
+  /** Addresses of the client side (the browser); otherwise inferred per flow. */
+  clientIps?: string[];
+  /** Keep only this flow: an id (`tcp-0`, `quic-1`, `udp-2`) or a tuple string. */
+  flowId?: string;
+  /** TLS key log (SSLKEYLOGFILE) for exact QUIC BiF (not implemented yet: heuristic used). */
+  keylog?: string;
+  /** Idle gap, in RTTs, that marks the sender application-limited (default 1). */
+  idleRtts?: number;
+}
+
+export type FlowKind = 'tcp' | 'quic' | 'udp';
+/** How the client side was decided. */
+export type ClientInference = 'client-ips' | 'syn' | 'quic-initial' | 'quic-cid' | 'well-known-port' | 'fewer-bytes' | 'first-sender';
+export type BifMethod = 'tcp-seq-ack' | `quic-${QuicBifMethod}` | 'none';
+export type FlowRttMethod = RttMethod | 'quic-handshake';
+
+export interface DirectionCounts {
+  packets: number;
+  payloadBytes: number;
+  ipBytes: number;
+}
+
+export interface FlowResult {
+  /** Stable id by first appearance within its kind: tcp-0, tcp-1, quic-0, udp-0. */
+  id: string;
+  /** "tcp:10.0.0.1:40000-10.0.0.2:443": protocol, client endpoint, server endpoint. */
+  tuple: string;
+  kind: FlowKind;
+  key: FlowKey;
+  /** Every 5-tuple of the flow (several for a QUIC connection that migrated). */
+  paths: string[];
+  clientBy: ClientInference;
+  /** Seconds since the capture's first packet. */
+  startSeconds: number;
+  durationSeconds: number;
+  toServer: DirectionCounts;
+  toClient: DirectionCounts;
+  /** TCP: SYN, SYN-ACK and ACK seen. QUIC: Initial/Handshake packets seen. */
+  handshake: boolean;
+  bifMethod: BifMethod;
+  /** Server-side bytes in flight; null for plain UDP. */
+  series: BifSeries | null;
+  /** SampleFlag bits per sample, parallel to series.t. */
+  sampleFlags: Uint8Array | null;
+  rtt: { method: FlowRttMethod; samples: number; medianSeconds: number; minSeconds: number };
+  appLimitedSamples: number;
+  tcp?: {
+    server: TcpSenderStats;
+    clientDataBytes: number;
+    resets: number;
+  };
+  quic?: {
+    versions: string[];
+    /** How each path (same order as `paths`) joined the connection. */
+    joinedBy: Array<'handshake' | 'cid' | 'timing' | 'none'>;
+    bytesPerAck: number;
+    serverPackets: number;
+    clientPackets: number;
+    ackPackets: number;
+  };
+}
+
+export interface TraceResult {
+  schemaVersion: 1;
+  file: string;
+  format: CaptureInfo['format'];
+  linkTypes: number[];
+  packets: number;
+  counts: { tcp: number; udp: number; otherIp: number; notIp: number; malformed: number; fragments: number };
+  /** Epoch seconds of the first packet. */
+  captureStart: number;
+  durationSeconds: number;
+  warnings: string[];
+  flows: FlowResult[];
+}

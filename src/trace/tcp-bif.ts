@@ -1,0 +1,436 @@
+/**
+ * TCP bytes in flight from the capture point, per direction of one connection.
+ *
+ * BiF = highest sequence sent - cumulative ACK - SACKed bytes above it - (without SACK) one
+ * segment per duplicate ACK, the way Nebby corrects for losses when SACK is off: a duplicate
+ * ACK means a segment left the network. Sequence numbers are unwrapped onto a float line
+ * (exact to 2^53), so the 2^32 wrap never shows up in the arithmetic.
+ *
+ * Both directions are tracked, because which side is the server may only be known at the
+ * end (the side that sent fewer bytes); the caller keeps the server direction's series.
+ */
+import { F64Column, TupleQueue, U8Column, median } from './buffers.js';
+import { TcpFlag, TcpOpt, type PacketRecord } from './packet.js';
+import { addRange, coveredBytes, removeRange, trimBelow, type RangeSet } from './ranges.js';
+
+/** Bits of the per-sample flags column. */
+export const SampleFlag = {
+  /** Sender application-limited or idle (set by the app-limited pass). */
+  appLimited: 1,
+  /** BiF within one segment of the receiver's advertised window: the receiver, not CC, limits. */
+  rwndLimited: 2,
+  /** The sample is a retransmitted data segment. */
+  retransmission: 4,
+  /** Between a loss episode's first retransmission and the ACK of everything sent before it. */
+  recovery: 8,
+  /** The sample is a data packet from the sender (else an ACK from the receiver). */
+  dataSend: 16,
+  dupAck: 32,
+} as const;
+
+export interface LossEpisode {
+  /** Seconds (capture-relative until the caller rebases them). */
+  start: number;
+  end: number | null;
+  retransmissions: number;
+}
+
+export type RttMethod = 'timestamps' | 'seq-ack' | 'handshake' | 'none';
+
+export interface RttSummary {
+  method: RttMethod;
+  samples: number;
+  medianSeconds: number;
+  minSeconds: number;
+}
+
+export interface TcpSenderStats {
+  dataPackets: number;
+  /** Payload bytes sent, retransmissions included. */
+  dataBytes: number;
+  /** Distinct sequence space covered: highest sequence - first. */
+  uniqueBytes: number;
+  retransmittedPackets: number;
+  retransmittedBytes: number;
+  spuriousRetransmissions: number;
+  dsackBlocks: number;
+  /** Duplicate ACKs the receiver sent for this direction's data. */
+  dupAcks: number;
+  lossEpisodes: LossEpisode[];
+  sackUsed: boolean;
+  timestampsUsed: boolean;
+  /** Largest payload seen: the effective segment size. */
+  mss: number;
+  maxBif: number;
+  /** Bytes ACKed or skipped that the capture never showed (capture drops, or it started late). */
+  unseenBytes: number;
+  rtt: RttSummary;
+}
+
+interface Retransmission {
+  start: number;
+  end: number;
+  time: number;
+  spurious: boolean;
+}
+
+const TWO32 = 4294967296;
+const MAX_JUMP = 2 ** 30;
+const MAX_TRACKED = 1 << 20;
+
+/** Sequence space of one direction's data and what the other side acknowledged of it. */
+export class TcpSender {
+  started = false;
+  private refRaw = 0;
+  private refAbs = TWO32;
+  dataStart = 0;
+  sndMax = 0;
+  cumAck = 0;
+  private finAbs = NaN;
+  private sacked = 0;
+  private dupCredit = 0;
+  private readonly scoreboard: RangeSet = [];
+  private readonly holes: RangeSet = [];
+  private lastWindowRaw = -1;
+  /** Receiver's advertised window in bytes (NaN when the scale is unknown). */
+  rwnd = NaN;
+  mss = 0;
+  private inRecovery = false;
+  private recoveryPoint = 0;
+  private readonly pending: Retransmission[] = [];
+  private readonly resolved: Retransmission[] = [];
+  /** [start, end, sendTime, retransmitted] of each new segment, for seq/ack RTT (Karn). */
+  private readonly segments = new TupleQueue(4);
+  /** [TSval, first time seen]. */
+  private readonly tsvals = new TupleQueue(2);
+  private lastTsval = -1;
+  private sentTs = false;
+  private echoedTs = false;
+  private minRtt = Infinity;
+
+  readonly t = new F64Column();
+  readonly bif = new F64Column();
+  readonly flags = new U8Column();
+  readonly rttT = { ts: new F64Column(16), seq: new F64Column(16) };
+  readonly rttV = { ts: new F64Column(16), seq: new F64Column(16) };
+
+  readonly stats = {
+    dataPackets: 0,
+    dataBytes: 0,
+    retransmittedPackets: 0,
+    retransmittedBytes: 0,
+    spuriousRetransmissions: 0,
+    dsackBlocks: 0,
+    dupAcks: 0,
+    sackUsed: false,
+    maxBif: 0,
+    unseenBytes: 0,
+    lossEpisodes: [] as LossEpisode[],
+  };
+
+  /** Maps a raw 32-bit sequence number to the unwrapped line, nearest to the frontier. */
+  unwrap(raw: number): number {
+    return this.refAbs + ((raw - this.refRaw) | 0);
+  }
+
+  private advanceRef(raw: number, abs: number): void {
+    if (abs > this.refAbs) {
+      this.refAbs = abs;
+      this.refRaw = raw;
+    }
+  }
+
+  private start(seqRaw: number, syn: boolean, t: number): void {
+    this.started = true;
+    this.refRaw = seqRaw;
+    this.refAbs = TWO32;
+    // The SYN occupies one sequence number before the first data byte.
+    this.dataStart = syn ? TWO32 + 1 : TWO32;
+    this.sndMax = this.dataStart;
+    this.cumAck = syn ? TWO32 : TWO32;
+    if (syn) this.segments.push(TWO32, TWO32 + 1, t, 0);
+  }
+
+  currentBif(): number {
+    const acked = Math.max(this.cumAck, this.dataStart);
+    return Math.max(0, this.sndMax - acked - this.sacked - this.dupCredit);
+  }
+
+  private sample(t: number, flags: number): void {
+    const b = this.currentBif();
+    if (this.inRecovery) flags |= SampleFlag.recovery;
+    if (b > 0 && b + this.mss > this.rwnd) flags |= SampleFlag.rwndLimited;
+    if (b > this.stats.maxBif) this.stats.maxBif = b;
+    this.t.push(t);
+    this.bif.push(b);
+    this.flags.push(flags);
+  }
+
+  /** A segment sent by this side: data, SYN or FIN, or a pure ACK (which only starts the state). */
+  onSegment(t: number, seqRaw: number, len: number, tcpFlags: number, tsVal: number, hasTs: boolean): void {
+    const syn = (tcpFlags & TcpFlag.syn) !== 0;
+    if (!this.started) {
+      this.start(seqRaw, syn, t);
+    } else if (syn) {
+      // A repeated SYN: its handshake RTT sample would be ambiguous (Karn).
+      if (this.segments.size > 0 && this.segments.get(0, 0) < this.dataStart) this.segments.set(0, 3, 1);
+      return;
+    }
+    if (hasTs) this.noteTsval(tsVal, t);
+    if (syn) return;
+    const a = this.unwrap(seqRaw);
+    const b = a + len;
+    if (len > 0) {
+      if (b - this.sndMax > MAX_JUMP || a < this.dataStart - MAX_JUMP) return; // garbage seq: ignore
+      const st = this.stats;
+      st.dataPackets++;
+      st.dataBytes += len;
+      if (len > this.mss) this.mss = len;
+      let flags = SampleFlag.dataSend;
+      if (a < this.sndMax) {
+        const overlapEnd = Math.min(b, this.sndMax);
+        const gapFill = removeRange(this.holes, a, overlapEnd);
+        const resent = overlapEnd - Math.max(a, this.dataStart) - gapFill;
+        const keepAlive = len <= 1 && a === this.sndMax - 1 && this.cumAck >= this.sndMax;
+        if (resent > 0 && !keepAlive) {
+          this.onRetransmission(a, overlapEnd, resent, t);
+          flags |= SampleFlag.retransmission;
+        }
+      }
+      if (b > this.sndMax) {
+        if (a > this.sndMax) addRange(this.holes, this.sndMax, a);
+        this.segments.push(Math.max(a, this.sndMax), b, t, 0);
+        if (this.segments.size > MAX_TRACKED) this.segments.shift(); // receiver never ACKs: bound memory
+        this.sndMax = b;
+        this.advanceRef((seqRaw + len) >>> 0, b);
+      }
+      this.sample(t, flags);
+    }
+    if (tcpFlags & TcpFlag.fin && Number.isNaN(this.finAbs)) this.finAbs = b;
+  }
+
+  private onRetransmission(a: number, end: number, bytes: number, t: number): void {
+    const st = this.stats;
+    st.retransmittedPackets++;
+    st.retransmittedBytes += bytes;
+    const r: Retransmission = { start: a, end, time: t, spurious: false };
+    this.pending.push(r);
+    // Everything it carries was already acknowledged: the receiver had it, so it was needless.
+    if (end <= this.cumAck) this.markSpurious(r);
+    // Karn: an ACK covering a retransmitted range gives no RTT sample.
+    for (let i = 0; i < this.segments.size; i++) {
+      if (this.segments.get(i, 1) > a && this.segments.get(i, 0) < end) this.segments.set(i, 3, 1);
+    }
+    if (!this.inRecovery) {
+      this.inRecovery = true;
+      this.recoveryPoint = this.sndMax;
+      st.lossEpisodes.push({ start: t, end: null, retransmissions: 0 });
+    }
+    st.lossEpisodes[st.lossEpisodes.length - 1].retransmissions++;
+  }
+
+  private noteTsval(v: number, t: number): void {
+    this.sentTs = true;
+    if (v === this.lastTsval) return;
+    this.lastTsval = v;
+    this.tsvals.push(v, t);
+    if (this.tsvals.size > MAX_TRACKED) this.tsvals.shift(); // bound memory if the peer never echoes
+  }
+
+  /**
+   * An ACK from the other side for this direction's data. `windowRaw` is the unscaled field
+   * (for duplicate-ACK detection), `windowBytes` the scaled one (NaN when the scale is unknown).
+   */
+  onAck(p: PacketRecord, t: number, windowBytes: number): void {
+    if (!this.started) return;
+    let ack = this.unwrap(p.ack);
+    if (ack > this.sndMax) {
+      if (ack === this.finAbs + 1) ack = this.sndMax;
+      else if (ack - this.sndMax > MAX_JUMP) return; // not this connection's sequence space
+      else {
+        // Data the capture never showed was acknowledged.
+        this.stats.unseenBytes += ack - this.sndMax;
+        this.sndMax = ack;
+        this.advanceRef(p.ack, ack);
+      }
+    }
+    this.rwnd = windowBytes;
+    const pure = p.payloadLen === 0 && (p.tcpFlags & (TcpFlag.syn | TcpFlag.fin)) === 0;
+    const newCum = Math.max(ack, this.cumAck);
+    let changed = false;
+    let dup = false;
+    const hasSack = p.sackCount > 0;
+    if (hasSack) changed = this.onSackBlocks(p, newCum);
+    if (ack > this.cumAck) {
+      this.onCumulativeAck(ack, t, p, hasSack || this.scoreboard.length > 0);
+      changed = true;
+    } else if (ack === this.cumAck && pure && this.sndMax > this.cumAck && p.window === this.lastWindowRaw) {
+      dup = true;
+      this.stats.dupAcks++;
+      if (!hasSack) {
+        const room = this.sndMax - Math.max(this.cumAck, this.dataStart) - this.sacked;
+        this.dupCredit = Math.min(this.dupCredit + this.mss, Math.max(0, room));
+      }
+    }
+    this.lastWindowRaw = p.window;
+    if ((changed || dup) && this.sndMax > this.dataStart) this.sample(t, dup ? SampleFlag.dupAck : 0);
+  }
+
+  private onCumulativeAck(ack: number, t: number, p: PacketRecord, sackActive: boolean): void {
+    const delta = ack - this.cumAck;
+    this.cumAck = ack;
+    this.dupCredit = Math.max(0, this.dupCredit - delta);
+    trimBelow(this.scoreboard, ack);
+    this.sacked = coveredBytes(this.scoreboard);
+    if (this.holes.length > 0) {
+      // Acknowledged ranges the capture never showed: dropped by the capture, or reordered away.
+      const before = coveredBytes(this.holes);
+      trimBelow(this.holes, ack);
+      this.stats.unseenBytes += before - coveredBytes(this.holes);
+    }
+    // Retransmissions now covered: spurious if the ACK came faster than any round trip could.
+    for (let i = 0; i < this.pending.length; ) {
+      const r = this.pending[i];
+      if (r.end > ack) {
+        i++;
+        continue;
+      }
+      if (!r.spurious && Number.isFinite(this.minRtt) && t - r.time < this.minRtt) this.markSpurious(r);
+      this.pending.splice(i, 1);
+      this.resolved.push(r);
+      if (this.resolved.length > 256) this.resolved.shift();
+    }
+    // Seq/ack RTT from the newest fully acked segment, unless ambiguous (Karn) or SACK reordered it.
+    let lastTime = -1;
+    let ambiguous = false;
+    while (this.segments.size > 0 && this.segments.get(0, 1) <= ack) {
+      lastTime = this.segments.get(0, 2);
+      if (this.segments.get(0, 3) !== 0) ambiguous = true;
+      this.segments.shift();
+    }
+    if (lastTime >= 0 && !ambiguous && !sackActive) this.addRtt('seq', t, t - lastTime);
+    if (p.tcpOptions & TcpOpt.timestamps) {
+      this.echoedTs = true;
+      const echo = p.tsEcr;
+      while (this.tsvals.size > 0) {
+        const d = (this.tsvals.get(0, 0) - echo) | 0;
+        if (d < 0) {
+          this.tsvals.shift();
+          continue;
+        }
+        if (d === 0) {
+          this.addRtt('ts', t, t - this.tsvals.get(0, 1));
+          this.tsvals.shift();
+        }
+        break;
+      }
+    }
+    if (this.inRecovery && ack >= this.recoveryPoint) {
+      this.inRecovery = false;
+      this.stats.lossEpisodes[this.stats.lossEpisodes.length - 1].end = t;
+    }
+  }
+
+  /** Returns true when the scoreboard changed. */
+  private onSackBlocks(p: PacketRecord, cum: number): boolean {
+    this.stats.sackUsed = true;
+    let changed = false;
+    for (let i = 0; i < p.sackCount; i++) {
+      const l = this.unwrap(p.sack[2 * i]);
+      const r = this.unwrap(p.sack[2 * i + 1]);
+      if (r <= l || r - l > MAX_JUMP) continue;
+      // RFC 2883: a first block below the cumulative ACK, or inside the second block, is a D-SACK.
+      const dsack =
+        i === 0 &&
+        (r <= cum || (p.sackCount > 1 && l >= this.unwrap(p.sack[2]) && r <= this.unwrap(p.sack[3])));
+      if (dsack) {
+        this.stats.dsackBlocks++;
+        for (const list of [this.pending, this.resolved]) {
+          for (const x of list) if (!x.spurious && x.start < r && x.end > l) this.markSpurious(x);
+        }
+        continue;
+      }
+      const s = Math.max(l, cum);
+      const e = Math.min(r, this.sndMax);
+      if (addRange(this.scoreboard, s, e) > 0) changed = true;
+    }
+    if (changed) this.sacked = coveredBytes(this.scoreboard) - this.sackedBelow(cum);
+    return changed;
+  }
+
+  /** Scoreboard bytes below `cum` (trimmed once the cumulative ACK is applied). */
+  private sackedBelow(cum: number): number {
+    let n = 0;
+    for (let i = 0; i < this.scoreboard.length; i += 2) {
+      if (this.scoreboard[i] < cum) n += Math.min(cum, this.scoreboard[i + 1]) - this.scoreboard[i];
+    }
+    return n;
+  }
+
+  private markSpurious(r: Retransmission): void {
+    r.spurious = true;
+    this.stats.spuriousRetransmissions++;
+  }
+
+  private addRtt(kind: 'ts' | 'seq', t: number, rtt: number): void {
+    if (!(rtt >= 0)) return;
+    this.rttT[kind].push(t);
+    this.rttV[kind].push(rtt);
+    if (rtt < this.minRtt && rtt > 0) this.minRtt = rtt;
+  }
+
+  /** The RTT samples to report: TCP timestamps when both sides used them, else seq/ack. */
+  rttSamples(): { method: RttMethod; t: Float64Array; rtt: Float64Array } {
+    const useTs = this.sentTs && this.echoedTs && this.rttV.ts.length > 0;
+    const kind = useTs ? 'ts' : 'seq';
+    const n = this.rttV[kind].length;
+    const method: RttMethod = n === 0 ? 'none' : useTs ? 'timestamps' : this.rttV.seq.length === 1 ? 'handshake' : 'seq-ack';
+    return { method, t: this.rttT[kind].toArray(), rtt: this.rttV[kind].toArray() };
+  }
+
+  summary(): TcpSenderStats {
+    const r = this.rttSamples();
+    let min = Infinity;
+    for (const x of r.rtt) if (x < min) min = x;
+    return {
+      ...this.stats,
+      lossEpisodes: this.stats.lossEpisodes.map((e) => ({ ...e })),
+      uniqueBytes: Math.max(0, this.sndMax - this.dataStart),
+      timestampsUsed: this.sentTs && this.echoedTs,
+      mss: this.mss,
+      rtt: { method: r.method, samples: r.rtt.length, medianSeconds: median(r.rtt), minSeconds: r.rtt.length ? min : NaN },
+    };
+  }
+}
+
+/** Both directions of one TCP connection, plus what the handshake negotiated. */
+export class TcpConnection {
+  readonly senders: [TcpSender, TcpSender] = [new TcpSender(), new TcpSender()];
+  /** Window scale each side announced in its SYN (-1: no option or no SYN seen). */
+  private readonly wscale = [-1, -1];
+  private readonly synSeen = [false, false];
+  rsts = 0;
+
+  onPacket(p: PacketRecord, dir: 0 | 1, t: number): void {
+    const f = p.tcpFlags;
+    if (f & TcpFlag.rst) {
+      this.rsts++; // a RST's sequence numbers need not be meaningful
+      return;
+    }
+    if (f & TcpFlag.syn) {
+      this.synSeen[dir] = true;
+      this.wscale[dir] = p.tcpOptions & TcpOpt.wscale ? p.wscale : -1;
+    }
+    const hasTs = (p.tcpOptions & TcpOpt.timestamps) !== 0;
+    this.senders[dir].onSegment(t, p.seq, p.payloadLen, f, p.tsVal, hasTs);
+    if (f & TcpFlag.ack) this.senders[1 - dir].onAck(p, t, this.windowBytes(p, dir));
+  }
+
+  /** The receive window `dir` advertises, in bytes; NaN when its scale is unknown. */
+  private windowBytes(p: PacketRecord, dir: 0 | 1): number {
+    if (p.tcpFlags & TcpFlag.syn) return p.window; // never scaled in a SYN
+    if (!this.synSeen[0] || !this.synSeen[1]) return NaN;
+    const scaled = this.wscale[0] >= 0 && this.wscale[1] >= 0;
+    return scaled ? p.window * 2 ** this.wscale[dir] : p.window;
+  }
+}

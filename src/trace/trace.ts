@@ -1,0 +1,423 @@
+/**
+ * The trace step: capture file -> flows -> a bytes-in-flight series per flow.
+ * One streaming pass over the packets (TCP state is updated as packets arrive); QUIC series
+ * are computed after the pass, because Nebby's estimate needs the connection's totals.
+ */
+import { access } from 'node:fs/promises';
+import { BadInputError } from '../util/errors.js';
+import { markAppLimited } from './app-limited.js';
+import { FlowRecord, FlowTable, UdpEvents } from './flows.js';
+import { parseIp } from './ip.js';
+import { PacketKind, type PacketRecord } from './packet.js';
+import { readCapture, readCaptureBuffer, type CaptureInfo } from './pcap.js';
+import { quicHeuristicBif } from './quic-bif.js';
+import { QuicConnectionTable, UdpPathState, type QuicConnection } from './quic.js';
+import type {
+  ClientInference,
+  DirectionCounts,
+  FlowKind,
+  FlowResult,
+  FlowRttMethod,
+  TraceOptions,
+  TraceResult,
+} from './result.js';
+import { SampleFlag, TcpConnection, type TcpSenderStats } from './tcp-bif.js';
+import type { FlowKey } from './types.js';
+
+export type * from './result.js';
+
+const ipKey = (version: number, w: ArrayLike<number>) => `${version}:${w[0]},${w[1]},${w[2]},${w[3]}`;
+
+/** Collects flows while the reader streams packets; `finish` turns them into results. */
+export class TraceBuilder {
+  private readonly table = new FlowTable();
+  private readonly quic = new QuicConnectionTable();
+  private readonly counts = { tcp: 0, udp: 0, otherIp: 0, notIp: 0, malformed: 0, fragments: 0 };
+  private readonly malformedReasons = new Map<string, number>();
+  private started = false;
+  private sec0 = 0;
+  private nsec0 = 0;
+  private lastT = 0;
+  private backwards = 0;
+  private readonly clientIps: Set<string>;
+
+  constructor(private readonly opts: TraceOptions = {}) {
+    this.clientIps = new Set();
+    for (const text of opts.clientIps ?? []) {
+      const ip = parseIp(text);
+      if (!ip) throw new BadInputError(`"${text}" is not an IP address`, 'give client addresses like 10.0.0.1 or 2001:db8::1');
+      this.clientIps.add(ipKey(ip.version, ip.words));
+    }
+  }
+
+  readonly visit = (p: PacketRecord): void => {
+    if (!this.started) {
+      this.started = true;
+      this.sec0 = p.tsSec;
+      this.nsec0 = p.tsNsec;
+    }
+    const t = p.tsSec - this.sec0 + (p.tsNsec - this.nsec0) * 1e-9;
+    if (t < this.lastT) this.backwards++;
+    else this.lastT = t;
+    switch (p.kind) {
+      case PacketKind.tcp:
+        this.counts.tcp++;
+        break;
+      case PacketKind.udp:
+        this.counts.udp++;
+        break;
+      case PacketKind.malformed:
+        this.counts.malformed++;
+        this.malformedReasons.set(p.malformedReason, (this.malformedReasons.get(p.malformedReason) ?? 0) + 1);
+        return;
+      case PacketKind.fragment:
+        this.counts.fragments++;
+        return;
+      case PacketKind.otherIp:
+        this.counts.otherIp++;
+        return;
+      default:
+        this.counts.notIp++;
+        return;
+    }
+    const flow = this.table.lookup(p, t);
+    const dir = this.table.dir;
+    // Keep each flow's clock monotonic even if the capture's is not.
+    const ft = t > flow.lastTime ? t : flow.lastTime;
+    flow.count(p, dir, ft);
+    if (p.kind === PacketKind.tcp) {
+      (flow.tcp ??= new TcpConnection()).onPacket(p, dir, ft);
+    } else {
+      const path = (flow.udp ??= new UdpPathState());
+      const ev = (flow.udpEvents ??= new UdpEvents());
+      ev.t.push(ft);
+      ev.dir.push(dir);
+      ev.bytes.push(p.payloadLen);
+      this.quic.onPacket(path, p, dir);
+    }
+  };
+
+  finish(file: string, info: CaptureInfo): TraceResult {
+    const warnings = [...info.warnings];
+    if (this.backwards > 0) warnings.push(`${this.backwards} packets have timestamps earlier than the packet before them`);
+    for (const [reason, n] of this.malformedReasons) warnings.push(`${n} packets skipped: ${reason}`);
+    const flows = this.table.flows;
+    this.groupOrphanQuicPaths(flows);
+
+    const results: FlowResult[] = [];
+    let tcpN = 0;
+    let udpN = 0;
+    for (const f of flows) {
+      if (f.protocol === 6) results.push(this.tcpResult(f, `tcp-${tcpN++}`));
+      else if (f.udp?.connection === undefined) results.push(this.udpResult(f, `udp-${udpN++}`));
+    }
+    const conns = this.quic.connections.filter((c) => c.paths.length > 0);
+    const firstPacketOf = (c: QuicConnection) => Math.min(...c.paths.map((p) => this.flowOfPath(p).firstPacket));
+    conns.sort((x, y) => firstPacketOf(x) - firstPacketOf(y));
+    conns.forEach((c, i) => results.push(this.quicResult(c, `quic-${i}`)));
+    results.sort((x, y) => x.startSeconds - y.startSeconds || x.id.localeCompare(y.id));
+
+    if (this.opts.keylog && conns.length > 0) {
+      warnings.push('a key log was given, but exact QUIC BiF is not implemented yet: used Nebby\'s heuristic');
+    }
+    let selected = results;
+    if (this.opts.flowId !== undefined) {
+      const want = this.opts.flowId;
+      selected = results.filter((r) => r.id === want || r.tuple === want || r.paths.includes(want) || reverseTuple(r.tuple) === want);
+      if (selected.length === 0) {
+        const ids = results.slice(0, 12).map((r) => `${r.id} (${r.tuple})`);
+        throw new BadInputError(
+          `${file}: no flow "${want}"`,
+          `pick one of: ${ids.join(', ')}${results.length > 12 ? ', ...' : ''}`,
+        );
+      }
+    }
+    return {
+      schemaVersion: 1,
+      file,
+      format: info.format,
+      linkTypes: info.linkTypes,
+      packets: info.packets,
+      counts: { ...this.counts },
+      captureStart: this.sec0 + this.nsec0 * 1e-9,
+      durationSeconds: this.lastT,
+      warnings,
+      flows: selected,
+    };
+  }
+
+  private readonly pathOwner = new Map<UdpPathState, FlowRecord>();
+  private flowOfPath(p: UdpPathState): FlowRecord {
+    if (this.pathOwner.size === 0) for (const f of this.table.flows) if (f.udp) this.pathOwner.set(f.udp, f);
+    return this.pathOwner.get(p)!;
+  }
+
+  /**
+   * UDP paths that look like QUIC (short headers) but matched no handshake CID: a migration
+   * to a new CID, which we cannot see without keys. Join the one connection between the same
+   * client address and server endpoint that was alive when the path appeared, else stand alone.
+   */
+  private groupOrphanQuicPaths(flows: FlowRecord[]): void {
+    for (const f of flows) {
+      const path = f.udp;
+      if (!path || path.connection !== undefined) continue;
+      const packets = f.packets[0] + f.packets[1];
+      if (path.shortHeaders < 0.9 * packets || packets < 2) continue;
+      const candidates = this.quic.connections.filter((c) => {
+        if (c.paths.length === 0 || !c.handshakeSeen) return false;
+        const other = this.flowOfPath(c.paths[0]);
+        const cd = this.clientDirOfPath(other, c.paths[0]);
+        const serverIp = ipKey(other.ipVersion, cd === 0 ? other.b : other.a);
+        const serverPort = other.port((1 - cd) as 0 | 1);
+        const clientIp = ipKey(other.ipVersion, cd === 0 ? other.a : other.b);
+        const aKey = ipKey(f.ipVersion, f.a);
+        const bKey = ipKey(f.ipVersion, f.b);
+        const sameEnds =
+          (bKey === serverIp && f.bPort === serverPort && aKey === clientIp) ||
+          (aKey === serverIp && f.aPort === serverPort && bKey === clientIp);
+        const lastTime = Math.max(...c.paths.map((p) => this.flowOfPath(p).lastTime));
+        return sameEnds && f.firstTime >= other.firstTime && f.firstTime <= lastTime + 30;
+      });
+      if (candidates.length === 1) this.quic.merge(path, candidates[0]);
+      else this.quic.adopt(path);
+    }
+  }
+
+  /** Client side of a flow: client IPs, then SYN / QUIC evidence, a well-known server port, fewer bytes sent. */
+  private clientSide(f: FlowRecord, protocolHint: -1 | 0 | 1, hintBy: ClientInference): { dir: 0 | 1; by: ClientInference } {
+    if (this.clientIps.size > 0) {
+      const aIn = this.clientIps.has(ipKey(f.ipVersion, f.a));
+      const bIn = this.clientIps.has(ipKey(f.ipVersion, f.b));
+      if (aIn !== bIn) return { dir: aIn ? 0 : 1, by: 'client-ips' };
+    }
+    if (protocolHint !== -1) return { dir: protocolHint, by: hintBy };
+    // A well-known port (< 1024) against an ephemeral one marks the server.
+    const aLow = f.aPort < 1024;
+    if (aLow !== f.bPort < 1024) return { dir: aLow ? 1 : 0, by: 'well-known-port' };
+    if (f.payloadBytes[0] !== f.payloadBytes[1]) return { dir: f.payloadBytes[0] < f.payloadBytes[1] ? 0 : 1, by: 'fewer-bytes' };
+    return { dir: 0, by: 'first-sender' };
+  }
+
+  private clientDirOfPath(f: FlowRecord, path: UdpPathState): 0 | 1 {
+    const hint = path.clientDir;
+    return this.clientSide(f, hint, path.joinedBy === 'cid' ? 'quic-cid' : 'quic-initial').dir;
+  }
+
+  private baseResult(f: FlowRecord, id: string, kind: FlowKind, clientDir: 0 | 1, by: ClientInference) {
+    const s = (1 - clientDir) as 0 | 1;
+    const proto = f.protocol === 6 ? 'tcp' : 'udp';
+    const tuple = `${kind === 'quic' ? 'udp' : proto}:${f.endpoint(clientDir)}-${f.endpoint(s)}`;
+    const key: FlowKey = {
+      protocol: proto,
+      clientIp: f.ip(clientDir),
+      clientPort: f.port(clientDir),
+      serverIp: f.ip(s),
+      serverPort: f.port(s),
+    };
+    const counts = (d: 0 | 1): DirectionCounts => ({ packets: f.packets[d], payloadBytes: f.payloadBytes[d], ipBytes: f.ipBytes[d] });
+    return {
+      id,
+      tuple,
+      kind,
+      key,
+      paths: [tuple],
+      clientBy: by,
+      startSeconds: f.firstTime,
+      durationSeconds: f.lastTime - f.firstTime,
+      toServer: counts(clientDir),
+      toClient: counts(s),
+    };
+  }
+
+  private tcpResult(f: FlowRecord, id: string): FlowResult {
+    const side = this.clientSide(f, f.synFrom, 'syn');
+    const base = this.baseResult(f, id, 'tcp', side.dir, side.by);
+    const conn = f.tcp!;
+    const server = conn.senders[1 - side.dir];
+    const client = conn.senders[side.dir];
+    const stats = server.summary();
+    for (const e of stats.lossEpisodes) {
+      e.start -= f.firstTime;
+      if (e.end !== null) e.end -= f.firstTime;
+    }
+    const rtt = { method: stats.rtt.method as FlowRttMethod, ...pickRtt(stats.rtt) };
+    const t = server.t.toArray();
+    for (let i = 0; i < t.length; i++) t[i] -= f.firstTime;
+    const flags = server.flags.toArray();
+    const bif = server.bif.toArray();
+    const appLimitedSamples = markAppLimited(t, bif, flags, {
+      rttSeconds: rtt.medianSeconds,
+      // Less than half a segment outstanding: nothing left to deliver (one segment could be an RTO).
+      drainedBytes: Math.max(server.mss, 1) / 2,
+      idleRtts: this.opts.idleRtts,
+    });
+    return {
+      ...base,
+      handshake: f.handshake,
+      bifMethod: 'tcp-seq-ack',
+      series: { t, bif, appLimited: appLimitedColumn(flags), rttSeconds: rtt.medianSeconds },
+      sampleFlags: flags,
+      rtt,
+      appLimitedSamples,
+      tcp: { server: stats, clientDataBytes: client.summary().dataBytes, resets: conn.rsts },
+    };
+  }
+
+  private udpResult(f: FlowRecord, id: string): FlowResult {
+    const side = this.clientSide(f, -1, 'fewer-bytes');
+    return {
+      ...this.baseResult(f, id, 'udp', side.dir, side.by),
+      handshake: false,
+      bifMethod: 'none',
+      series: null,
+      sampleFlags: null,
+      rtt: { method: 'none', samples: 0, medianSeconds: NaN, minSeconds: NaN },
+      appLimitedSamples: 0,
+    };
+  }
+
+  private quicResult(c: QuicConnection, id: string): FlowResult {
+    // Paths in order of appearance; the first one names the connection.
+    const paths = [...c.paths].sort((x, y) => this.flowOfPath(x).firstPacket - this.flowOfPath(y).firstPacket);
+    const first = this.flowOfPath(paths[0]);
+    const firstSide = this.clientSide(first, paths[0].clientDir, paths[0].joinedBy === 'cid' ? 'quic-cid' : 'quic-initial');
+    const clientIp = ipKey(first.ipVersion, firstSide.dir === 0 ? first.a : first.b);
+    const tuples: string[] = [];
+    const perPath: Array<{ f: FlowRecord; clientDir: 0 | 1 }> = [];
+    for (const path of paths) {
+      const f = this.flowOfPath(path);
+      let clientDir = this.clientSide(f, path.clientDir, 'quic-initial').dir;
+      // A path with no evidence of its own follows the connection's client address.
+      if (path.clientDir === -1 && this.clientIps.size === 0) {
+        if (ipKey(f.ipVersion, f.a) === clientIp) clientDir = 0;
+        else if (ipKey(f.ipVersion, f.b) === clientIp) clientDir = 1;
+      }
+      perPath.push({ f, clientDir });
+      tuples.push(`udp:${f.endpoint(clientDir)}-${f.endpoint((1 - clientDir) as 0 | 1)}`);
+    }
+    const events = mergeEvents(perPath);
+    const q = quicHeuristicBif(events);
+    const start = Math.min(...perPath.map((p) => p.f.firstTime));
+    const end = Math.max(...perPath.map((p) => p.f.lastTime));
+    const rttSeconds = quicHandshakeRtt(events);
+    const t = q.t;
+    for (let i = 0; i < t.length; i++) t[i] -= start;
+    // The heuristic cannot tell an RTO stall from idleness, so judge by the gap alone.
+    const appLimitedSamples = markAppLimited(t, q.bif, q.flags, {
+      rttSeconds,
+      drainedBytes: Infinity,
+      idleRtts: this.opts.idleRtts,
+    });
+    const sum = (fn: (x: { f: FlowRecord; clientDir: 0 | 1 }) => number) => perPath.reduce((n, x) => n + fn(x), 0);
+    const dirCounts = (toServer: boolean): DirectionCounts => ({
+      packets: sum((x) => x.f.packets[toServer ? x.clientDir : 1 - x.clientDir]),
+      payloadBytes: sum((x) => x.f.payloadBytes[toServer ? x.clientDir : 1 - x.clientDir]),
+      ipBytes: sum((x) => x.f.ipBytes[toServer ? x.clientDir : 1 - x.clientDir]),
+    });
+    const base = this.baseResult(first, id, 'quic', perPath[0].clientDir, firstSide.by);
+    const versions = new Set<number>();
+    for (const p of paths) for (const v of p.versions) versions.add(v);
+    return {
+      ...base,
+      paths: tuples,
+      startSeconds: start,
+      durationSeconds: end - start,
+      toServer: dirCounts(true),
+      toClient: dirCounts(false),
+      handshake: c.handshakeSeen,
+      bifMethod: `quic-${q.method}`,
+      series: { t, bif: q.bif, appLimited: appLimitedColumn(q.flags), rttSeconds },
+      sampleFlags: q.flags,
+      rtt: {
+        method: Number.isNaN(rttSeconds) ? 'none' : 'quic-handshake',
+        samples: Number.isNaN(rttSeconds) ? 0 : 1,
+        medianSeconds: rttSeconds,
+        minSeconds: rttSeconds,
+      },
+      appLimitedSamples,
+      quic: {
+        versions: [...versions].map((v) => '0x' + v.toString(16).padStart(8, '0')),
+        joinedBy: paths.map((p) => p.joinedBy),
+        bytesPerAck: q.bytesPerAck,
+        serverPackets: q.serverPackets,
+        clientPackets: q.clientPackets,
+        ackPackets: q.ackPackets,
+      },
+    };
+  }
+}
+
+function pickRtt(r: TcpSenderStats['rtt']) {
+  return { samples: r.samples, medianSeconds: r.medianSeconds, minSeconds: r.minSeconds };
+}
+
+function appLimitedColumn(flags: Uint8Array): Uint8Array {
+  const out = new Uint8Array(flags.length);
+  for (let i = 0; i < flags.length; i++) out[i] = flags[i] & SampleFlag.appLimited ? 1 : 0;
+  return out;
+}
+
+function reverseTuple(tuple: string): string {
+  const m = /^(\w+):(.*\d)-((?:\[[^\]]+\]|[\d.]+):\d+)$/.exec(tuple);
+  return m ? `${m[1]}:${m[3]}-${m[2]}` : tuple;
+}
+
+/** All paths' datagrams in time order, labelled server or client. */
+function mergeEvents(paths: Array<{ f: FlowRecord; clientDir: 0 | 1 }>) {
+  let n = 0;
+  for (const p of paths) n += p.f.udpEvents!.t.length;
+  const t = new Float64Array(n);
+  const fromServer = new Uint8Array(n);
+  const bytes = new Uint32Array(n);
+  let k = 0;
+  for (const { f, clientDir } of paths) {
+    const ev = f.udpEvents!;
+    for (let i = 0; i < ev.t.length; i++, k++) {
+      t[k] = ev.t.data[i];
+      fromServer[k] = ev.dir.data[i] === clientDir ? 0 : 1;
+      bytes[k] = ev.bytes.data[i];
+    }
+  }
+  if (paths.length === 1) return { t, fromServer, bytes };
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => t[x] - t[y] || x - y);
+  return {
+    t: Float64Array.from(order, (i) => t[i]),
+    fromServer: Uint8Array.from(order, (i) => fromServer[i]),
+    bytes: Uint32Array.from(order, (i) => bytes[i]),
+  };
+}
+
+/** The server's first flight to the client's next datagram: one round trip past the capture point. */
+function quicHandshakeRtt(ev: { t: Float64Array; fromServer: Uint8Array }): number {
+  let firstServer = -1;
+  for (let i = 0; i < ev.t.length; i++) {
+    if (ev.fromServer[i]) {
+      if (firstServer < 0) firstServer = i;
+    } else if (firstServer >= 0) {
+      return ev.t[i] - ev.t[firstServer];
+    }
+  }
+  return NaN;
+}
+
+/** Reads a capture and returns every flow's bytes-in-flight series (the `ccbrowse trace` step). */
+export async function traceFile(path: string, opts: TraceOptions = {}): Promise<TraceResult> {
+  if (opts.keylog !== undefined) {
+    try {
+      await access(opts.keylog);
+    } catch {
+      throw new BadInputError(`key log ${opts.keylog} cannot be read`, 'give the file Chromium wrote with --ssl-key-log-file');
+    }
+  }
+  const builder = new TraceBuilder(opts);
+  const info = await readCapture(path, builder.visit);
+  return builder.finish(path, info);
+}
+
+/** Same as traceFile for a capture already in memory. */
+export function traceBuffer(bytes: Uint8Array, name: string, opts: TraceOptions = {}): TraceResult {
+  const builder = new TraceBuilder(opts);
+  const info = readCaptureBuffer(bytes, name, builder.visit);
+  return builder.finish(name, info);
+}
+
