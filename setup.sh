@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 APT_PACKAGES=(
   iproute2 iptables ethtool tcpdump procps psmisc util-linux kmod
-  chromium fonts-dejavu-core
+  chromium fonts-dejavu-core curl cmake g++ libclang-dev
   clang llvm libbpf-dev bpftool libnetfilter-queue-dev make gcc libc6-dev
   iperf3 tshark ffmpeg openssl python3 python3-venv
 )
@@ -41,12 +41,26 @@ if [ ! -f node_modules/.ccb-lock-sum ] || [ "$(cat node_modules/.ccb-lock-sum)" 
   echo "$lock_sum" > node_modules/.ccb-lock-sum
 fi
 
-say "building native helpers"
+say "building native helpers (class picker, delay line, tcp_info sampler, lab BPF controllers)"
 make -s -C native/flowclass
 make -s -C native/delayline
-[ -f src/lab/bpf/Makefile ] && make -s -C src/lab/bpf
+make -s -C native/tcpinfo
+make -s -C src/lab/bpf
+
+command -v cargo >/dev/null || { echo "setup: cargo (Rust) is required to build the lab's HTTP/3 origins: install it with rustup" >&2; exit 3; }
+say "building the lab's HTTP/3 origins (quinn; first build takes a few minutes)"
+(cd native/h3-origin && CARGO_TARGET_DIR=../../build/cargo-target cargo build -q --release --locked)
+if [ "${CCB_SKIP_QUICHE:-0}" != 1 ]; then
+  say "building the quiche origin (BBRv2 ground truth; first build compiles BoringSSL, ~10 min; CCB_SKIP_QUICHE=1 skips it)"
+  (cd native/h3-origin && CARGO_TARGET_DIR=../../build/cargo-target cargo build -q --release --locked --features quiche --bin ccb-quiche-origin)
+fi
+say "preparing the aioquic origin's Python environment"
+bash src/lab/quic/setup-venv.sh
 
 say "building TypeScript"
 npm run -s build
+
+say "building the lab's certificates and sites (media made with ffmpeg)"
+node dist/lab/sites/build-cli.js >/dev/null
 
 say "done. Next: 'npx ccbrowse doctor' to see what this machine can do."

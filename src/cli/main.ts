@@ -7,6 +7,8 @@ import { CcbError, ExitCode } from '../util/errors.js';
 import { reap } from '../net/reaper.js';
 import { registerDoctor } from './doctor.js';
 import { registerShaper } from './shaper.js';
+import { registerLab } from './lab.js';
+import { registerProbe } from './probe.js';
 
 const program = new Command();
 program
@@ -18,6 +20,8 @@ program
 
 registerDoctor(program);
 registerShaper(program);
+registerLab(program);
+registerProbe(program);
 
 program
   .command('reap')

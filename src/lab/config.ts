@@ -1,0 +1,124 @@
+/**
+ * The lab's topology configuration: which origins exist, which congestion controller and
+ * protocol each serves with, and the regions (base RTT, jitter, per-region CCA overrides).
+ * Which CCA serves which host is configuration, never code.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { BadInputError } from '../util/errors.js';
+import { repoRoot } from '../util/paths.js';
+import { BPF_CCAS, KERNEL_CCAS } from './cca.js';
+
+/** TCP controllers the lab can serve with: the kernel's and the project's BPF ones. */
+export const TCP_CCAS = [...KERNEL_CCAS, ...BPF_CCAS] as const;
+
+const hostname = z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'a lower-case DNS name');
+const originName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,23}$/, 'lower-case letters, digits and "-", at most 24 characters');
+
+const tcpOrigin = z.object({
+  name: originName,
+  hosts: z.array(hostname).min(1),
+  serve: z.literal('tcp').default('tcp'),
+  cca: z.enum(TCP_CCAS),
+}).strict();
+
+const h3Origin = z.object({
+  name: originName,
+  hosts: z.array(hostname).min(1),
+  serve: z.literal('h3'),
+  stack: z.enum(['quinn', 'aioquic', 'quiche']),
+  cca: z.string(),
+}).strict();
+
+export const originSchema = z.union([tcpOrigin, h3Origin]);
+
+export const regionSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,15}$/, 'lower-case letters, digits and "-", at most 16 characters'),
+  /** Base RTT added between the bottleneck and this region's servers (half each way). */
+  rttMs: z.number().min(0).max(2000).default(0),
+  /** Optional per-region congestion controller override, by origin name (amazon.com served BBR except in Mumbai). */
+  cca: z.record(z.string(), z.string()).default({}),
+  /** Origins present in this region (default: all). */
+  origins: z.array(originName).optional(),
+}).strict();
+
+export const labConfigSchema = z.object({
+  name: z.string().regex(/^[a-z0-9-]{1,16}$/).default('default'),
+  origins: z.array(originSchema).min(1),
+  regions: z.array(regionSchema).min(1).max(64),
+}).strict().superRefine((cfg, ctx) => {
+  const names = new Set<string>();
+  for (const [i, o] of cfg.origins.entries()) {
+    if (names.has(o.name)) ctx.addIssue({ code: 'custom', path: ['origins', i, 'name'], message: `duplicate origin ${o.name}` });
+    names.add(o.name);
+  }
+  for (const [i, r] of cfg.regions.entries()) {
+    for (const o of [...(r.origins ?? []), ...Object.keys(r.cca)]) {
+      if (!names.has(o)) ctx.addIssue({ code: 'custom', path: ['regions', i], message: `unknown origin ${o}` });
+    }
+    for (const [o, cca] of Object.entries(r.cca)) {
+      const origin = cfg.origins.find((x) => x.name === o);
+      if (origin?.serve === 'tcp' && !(TCP_CCAS as readonly string[]).includes(cca)) {
+        ctx.addIssue({ code: 'custom', path: ['regions', i, 'cca', o], message: `unknown TCP controller ${cca}` });
+      }
+    }
+  }
+});
+
+export type LabConfigInput = z.input<typeof labConfigSchema>;
+export type LabConfig = z.output<typeof labConfigSchema>;
+export type OriginConfig = z.output<typeof originSchema>;
+export type RegionConfig = z.output<typeof regionSchema>;
+
+export function defineLab(cfg: LabConfigInput): LabConfigInput {
+  return cfg;
+}
+
+/** One origin as deployed in one region, with the controller in force there. */
+export interface DeployedOrigin {
+  region: string;
+  origin: OriginConfig;
+  cca: string;
+}
+
+export function deployment(cfg: LabConfig): DeployedOrigin[] {
+  const out: DeployedOrigin[] = [];
+  for (const region of cfg.regions) {
+    for (const origin of cfg.origins) {
+      if (region.origins && !region.origins.includes(origin.name)) continue;
+      out.push({ region: region.name, origin, cca: region.cca[origin.name] ?? origin.cca });
+    }
+  }
+  return out;
+}
+
+export function parseLabConfig(value: unknown, source: string): LabConfig {
+  const parsed = labConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(lab)'}: ${i.message}`).join('\n');
+    throw new BadInputError(`invalid lab configuration ${source}:\n${lines}`, 'see labs/default.ts for a valid example');
+  }
+  return parsed.data;
+}
+
+export function defaultLabConfigPath(): string {
+  return resolve(repoRoot(), 'labs', 'default.ts');
+}
+
+export async function loadLabConfig(path = defaultLabConfigPath()): Promise<LabConfig> {
+  const full = resolve(path);
+  if (!existsSync(full)) throw new BadInputError(`lab configuration not found: ${path}`);
+  let value: unknown;
+  try {
+    if (full.endsWith('.json')) value = JSON.parse(readFileSync(full, 'utf8'));
+    else {
+      const { tsImport } = await import('tsx/esm/api');
+      value = ((await tsImport(pathToFileURL(full).href, import.meta.url)) as { default?: unknown }).default;
+    }
+  } catch (err) {
+    throw new BadInputError(`could not load lab configuration ${full}: ${(err as Error).message}`);
+  }
+  return parseLabConfig(value, full);
+}

@@ -1,0 +1,158 @@
+/**
+ * Brings a whole lab up on a cleanup stack: network, certificates, sites, one origin
+ * process per (region, origin) with its congestion controller, and server-side ground
+ * truth (tcp_info samples for TCP, the stack's own stats for QUIC). The returned state is
+ * plain data: runs read it to attach to the lab and to map hostnames to origins.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { run, start } from '../util/exec.js';
+import { buildPath } from '../util/paths.js';
+import { CcbError } from '../util/errors.js';
+import type { CleanupStack } from '../net/cleanup.js';
+import { processStartTime } from '../net/resources.js';
+import { ensureLabCerts, DEFAULT_LAB_CERT_NAMES } from './certs.js';
+import { buildLabSites } from './sites/build.js';
+import { startOrigin } from './origin/index.js';
+import { startQuicOrigin } from './quic/index.js';
+import { deployment, type LabConfig } from './config.js';
+import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet } from './network.js';
+import { KERNEL_CCAS, setNamespaceCca } from './cca.js';
+
+export interface LabOriginState {
+  region: string;
+  name: string;
+  hosts: string[];
+  serve: 'tcp' | 'h3';
+  stack?: string;
+  cca: string;
+  ip: string;
+  port: number;
+  netns: string;
+  pid: number;
+  /** Server-side ground truth, JSON lines (tcp_info samples or QUIC stats). */
+  groundTruth: string;
+  requestLog?: string;
+}
+
+export interface LabState {
+  schemaVersion: 1;
+  labId: string;
+  name: string;
+  routerNs: string;
+  regions: { name: string; rttMs: number; index: number }[];
+  origins: LabOriginState[];
+  certs: { ca: string; cert: string; key: string; spki: string };
+  sitesRoot: string;
+  dataDir: string;
+  startedAt: string;
+}
+
+export function labHostnames(cfg: LabConfig): string[] {
+  return [...new Set([...DEFAULT_LAB_CERT_NAMES, ...cfg.origins.flatMap((o) => o.hosts)])].sort();
+}
+
+export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
+  labId?: string; dataDir?: string; progress?: (m: string) => void;
+} = {}): Promise<LabState> {
+  const say = opts.progress ?? (() => {});
+  const labId = opts.labId ?? newLabId();
+  const dataDir = resolve(opts.dataDir ?? buildPath('lab', 'runs', labId));
+  mkdirSync(join(dataDir, 'gt'), { recursive: true });
+  mkdirSync(join(dataDir, 'logs'), { recursive: true });
+
+  say('certificates and sites');
+  const certs = await ensureLabCerts(buildPath('lab', 'certs'), labHostnames(cfg));
+  const sites = await buildLabSites(buildPath('lab', 'sites'));
+
+  await allowKernelCcasInNamespaces();
+  say(`network: ${cfg.regions.length} region(s)`);
+  const net: LabNet = await createLabRouter(stack, labId, cfg);
+  const origins: LabOriginState[] = [];
+  const originIndex = new Map(cfg.origins.map((o, i) => [o.name, i]));
+  const deployed = deployment(cfg);
+  say(`origins: ${deployed.length}`);
+  // Origins start concurrently a few at a time: each is a process that takes ~1 s to be ready.
+  const queue = [...deployed];
+  const worker = async () => {
+    for (let d = queue.shift(); d; d = queue.shift()) {
+      const region = net.regions.find((r) => r.name === d!.region)!;
+      const ns = originNsName(labId, d.region, d.origin.name);
+      const ip = await addOriginNamespace(stack, net, region, originIndex.get(d.origin.name)!, ns);
+      const gt = join(dataDir, 'gt', `${d.region}-${d.origin.name}.jsonl`);
+      const base = { region: d.region, name: d.origin.name, hosts: d.origin.hosts, cca: d.cca, ip, port: 443, netns: ns, groundTruth: gt };
+      if (d.origin.serve === 'tcp') {
+        // Before the server starts: its listening socket, and every connection it accepts, use it.
+        await setNamespaceCca(ns, d.cca, stack);
+        const requestLog = join(dataDir, 'logs', `${d.region}-${d.origin.name}.jsonl`);
+        const o = await startOrigin({ listen: `${ip}:443`, root: sites.outDir, cert: certs.certPath, key: certs.keyPath,
+          name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns });
+        stack.push({ kind: 'process', pid: o.pid, startTime: processStartTime(o.pid) ?? '', what: `origin ${d.origin.name}@${d.region}` });
+        await startTcpInfoSampler(stack, ns, gt);
+        origins.push({ ...base, serve: 'tcp', pid: o.pid, requestLog });
+      } else {
+        const o = await startQuicOrigin({ stack: d.origin.stack, cc: d.cca, listen: `${ip}:443`, root: sites.outDir,
+          cert: certs.certPath, key: certs.keyPath, stats: gt, netns: ns });
+        stack.push({ kind: 'process', pid: o.pid, startTime: processStartTime(o.pid) ?? '', what: `h3 origin ${d.origin.name}@${d.region}` });
+        origins.push({ ...base, serve: 'h3', stack: d.origin.stack, pid: o.pid });
+      }
+      say(`  ${d.origin.name}@${d.region}: ${ip} ${d.origin.serve} ${d.cca}`);
+    }
+  };
+  await Promise.all([worker(), worker(), worker()]);
+  origins.sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }));
+  return {
+    schemaVersion: 1, labId, name: cfg.name, routerNs: net.routerNs,
+    regions: net.regions.map((r) => ({ name: r.name, rttMs: r.rttMs, index: r.index })),
+    origins,
+    certs: { ca: certs.caCertPath, cert: certs.certPath, key: certs.keyPath, spki: certs.spki },
+    sitesRoot: sites.outDir, dataDir, startedAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * A namespace other than the host's may only select controllers on the host's allowed list
+ * (net.ipv4.tcp_allowed_congestion_control). Distros allow "reno cubic" plus the default;
+ * some machines leave cubic out. Adding the kernel's built-in ones only permits choosing
+ * them; it changes no connection's controller.
+ */
+async function allowKernelCcasInNamespaces(): Promise<void> {
+  const path = '/proc/sys/net/ipv4/tcp_allowed_congestion_control';
+  const allowed = readFileSync(path, 'utf8').trim().split(/\s+/).filter(Boolean);
+  const available = readFileSync('/proc/sys/net/ipv4/tcp_available_congestion_control', 'utf8').trim().split(/\s+/);
+  const missing = KERNEL_CCAS.filter((c) => available.includes(c) && !allowed.includes(c));
+  if (missing.length) await run('sysctl', ['-qw', `net.ipv4.tcp_allowed_congestion_control=${[...allowed, ...missing].join(' ')}`]);
+}
+
+/** tcp_info of every connection on port 443 of the origin's namespace, every 10 ms. */
+async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string): Promise<void> {
+  const fd = openSync(file, 'a');
+  try {
+    const child = start('ip', ['netns', 'exec', ns, buildPath('native', 'ccb-tcpinfo'), '--port', '443', '--interval-ms', '10'],
+      { stdio: ['ignore', fd, 'pipe'] });
+    stack.push({ kind: 'process', pid: child.pid!, startTime: processStartTime(child.pid!) ?? '', what: `tcp_info sampler in ${ns}` });
+    await new Promise<void>((resolveReady, reject) => {
+      let err = '';
+      const timer = setTimeout(() => reject(new CcbError(`tcp_info sampler did not start in ${ns}: ${err}`, 'run ./setup.sh')), 10_000);
+      child.stderr!.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (err.includes('ready')) { clearTimeout(timer); resolveReady(); }
+      });
+      child.once('exit', () => { clearTimeout(timer); reject(new CcbError(`tcp_info sampler exited in ${ns}: ${err}`, 'run ./setup.sh')); });
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Hostname -> origin IP for one region: what Chromium's host-resolver rules need. */
+export function regionHostMap(lab: LabState, region: string): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const o of lab.origins.filter((x) => x.region === region)) for (const h of o.hosts) map[h] = o.ip;
+  return map;
+}
+
+export async function originReachable(lab: LabState, fromNs: string, origin: LabOriginState): Promise<boolean> {
+  const r = await run('ip', ['netns', 'exec', fromNs, 'ping', '-c', '1', '-W', '2', origin.ip], { allowFailure: true });
+  return r.code === 0;
+}

@@ -1,0 +1,103 @@
+/**
+ * The lab's network: a router namespace with one bridge per region, and one namespace per
+ * origin (so each can have its own default TCP congestion control). Region distance is a
+ * constant delay on the router's forwarding path (the same NFQUEUE delay line as the
+ * bottleneck, one queue per region). Runs attach their upstream namespace to the router.
+ *
+ *   run upstream ns --veth (10.203.64.0/18, a /30 per run)--> router ns --bridge per region-->
+ *   origin namespaces 10.203.(128+region).(10+origin)
+ */
+import { randomBytes } from 'node:crypto';
+import { run } from '../util/exec.js';
+import { CcbError } from '../util/errors.js';
+import type { CleanupStack } from '../net/cleanup.js';
+import { addNamespace, disableOffloads, sysctl } from '../net/netns.js';
+import { startDelayLine } from '../shaper/delayline.js';
+import type { LabConfig } from './config.js';
+
+export const LAB_ORIGIN_BLOCK = '10.203.128.0/17';
+const FIRST_REGION_QUEUE = 100;
+
+export interface LabRegionNet { name: string; index: number; bridge: string; gateway: string; rttMs: number }
+export interface LabNet { labId: string; routerNs: string; regions: LabRegionNet[] }
+
+export function newLabId(): string {
+  return randomBytes(2).toString('hex');
+}
+
+export const routerNsName = (labId: string) => `ccb-lab-${labId}-rt`;
+export const originNsName = (labId: string, region: string, origin: string) => `ccb-lab-${labId}-${region}-${origin}`;
+export const originAddress = (regionIndex: number, originIndex: number) => `10.203.${128 + regionIndex}.${10 + originIndex}`;
+
+export async function createLabRouter(stack: CleanupStack, labId: string, cfg: LabConfig): Promise<LabNet> {
+  if (cfg.regions.length > 100) throw new CcbError('at most 100 lab regions');
+  const routerNs = routerNsName(labId);
+  await addNamespace(stack, routerNs);
+  await sysctl(routerNs, 'net.ipv4.ip_forward', '1');
+  const regions: LabRegionNet[] = [];
+  for (const [index, r] of cfg.regions.entries()) {
+    const bridge = `br${index}`;
+    const gateway = `10.203.${128 + index}.1`;
+    await run('ip', ['-n', routerNs, 'link', 'add', bridge, 'type', 'bridge']);
+    await run('ip', ['-n', routerNs, 'addr', 'add', `${gateway}/24`, 'dev', bridge]);
+    await run('ip', ['-n', routerNs, 'link', 'set', bridge, 'up']);
+    if (r.rttMs > 0) {
+      // Half the region's RTT each way, in the forwarding path between runs and the region.
+      const queueNum = FIRST_REGION_QUEUE + index;
+      await startDelayLine({ netns: routerNs, queueNum, delayMs: r.rttMs / 2, stack });
+      for (const dir of ['-o', '-i']) {
+        const rule = ['FORWARD', dir, bridge, '-j', 'NFQUEUE', '--queue-num', String(queueNum)];
+        stack.push({ kind: 'iptables', binary: 'iptables', netns: routerNs, table: 'mangle', rule });
+        await run('ip', ['netns', 'exec', routerNs, 'iptables', '-w', '-t', 'mangle', '-A', ...rule]);
+      }
+    }
+    regions.push({ name: r.name, index, bridge, gateway, rttMs: r.rttMs });
+  }
+  return { labId, routerNs, regions };
+}
+
+/** Creates an origin's namespace on its region's bridge and returns its address. */
+export async function addOriginNamespace(stack: CleanupStack, net: LabNet, region: LabRegionNet, originIndex: number, ns: string): Promise<string> {
+  const ip = originAddress(region.index, originIndex);
+  await addNamespace(stack, ns);
+  const port = `r${region.index}o${originIndex}`;
+  await run('ip', ['link', 'add', port, 'netns', net.routerNs, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
+  await disableOffloads(net.routerNs, port);
+  await disableOffloads(ns, 'eth0');
+  await run('ip', ['-n', net.routerNs, 'link', 'set', port, 'master', region.bridge]);
+  await run('ip', ['-n', net.routerNs, 'link', 'set', port, 'up']);
+  await run('ip', ['-n', ns, 'addr', 'add', `${ip}/24`, 'dev', 'eth0']);
+  await run('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
+  await run('ip', ['-n', ns, 'route', 'add', 'default', 'via', region.gateway]);
+  return ip;
+}
+
+/**
+ * Attaches a run's upstream namespace to the lab router. Runs all use the same client
+ * address inside their own namespaces, so the upstream namespace masquerades to its own
+ * /30 first; the lab's origins see one distinct address per run.
+ */
+export async function connectRunToLab(stack: CleanupStack, opts: { runId: string; upstreamNs: string; routerNs: string }): Promise<{ runAddr: string }> {
+  const used = (await run('ip', ['-n', opts.routerNs, '-4', '-o', 'addr', 'show'])).stdout;
+  let n = -1;
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const k = Math.floor(Math.random() * 4096); // /30s in 10.203.64.0/18
+    if (!used.includes(`10.203.${64 + (k >> 6)}.${(k & 63) * 4 + 1}/`)) { n = k; break; }
+  }
+  if (n < 0) throw new CcbError('no free run link left on the lab router');
+  const prefix = `10.203.${64 + (n >> 6)}.`;
+  const routerAddr = `${prefix}${(n & 63) * 4 + 1}`;
+  const runAddr = `${prefix}${(n & 63) * 4 + 2}`;
+  const routerDev = `run${opts.runId}`;
+  stack.push({ kind: 'link', name: routerDev, netns: opts.routerNs });
+  await run('ip', ['link', 'add', routerDev, 'netns', opts.routerNs, 'type', 'veth', 'peer', 'name', 'lab0', 'netns', opts.upstreamNs]);
+  await disableOffloads(opts.routerNs, routerDev);
+  await disableOffloads(opts.upstreamNs, 'lab0');
+  await run('ip', ['-n', opts.routerNs, 'addr', 'add', `${routerAddr}/30`, 'dev', routerDev]);
+  await run('ip', ['-n', opts.routerNs, 'link', 'set', routerDev, 'up']);
+  await run('ip', ['-n', opts.upstreamNs, 'addr', 'add', `${runAddr}/30`, 'dev', 'lab0']);
+  await run('ip', ['-n', opts.upstreamNs, 'link', 'set', 'lab0', 'up']);
+  await run('ip', ['-n', opts.upstreamNs, 'route', 'add', LAB_ORIGIN_BLOCK, 'via', routerAddr]);
+  await run('ip', ['netns', 'exec', opts.upstreamNs, 'iptables', '-w', '-t', 'nat', '-A', 'POSTROUTING', '-o', 'lab0', '-j', 'MASQUERADE']);
+  return { runAddr };
+}

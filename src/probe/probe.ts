@@ -1,0 +1,144 @@
+/**
+ * `ccbrowse probe URL`: one flow, no page - like Nebby's wget/quiche mode - through the
+ * bottleneck, from the lab. TCP origins are fetched with curl, HTTP/3 origins with Chromium
+ * (the only HTTP/3 client here). Each (profile, repetition) gets its own topology and a run
+ * directory with the capture, the server's ground truth for the same time window, and
+ * run metadata.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
+import { newRunId } from '../net/netns.js';
+import { createTopology, ADDR } from '../net/topology.js';
+import { applyShaper } from '../shaper/shaper.js';
+import type { Profile } from '../shaper/profile.js';
+import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
+import { connectRunToLab } from '../lab/network.js';
+import type { LabOriginState } from '../lab/lab.js';
+import type { RunningLab } from '../lab/state.js';
+import { labChromiumArgs } from '../lab/sites/chromium.js';
+import { launchInNamespace } from '../browser/launch.js';
+import { run } from '../util/exec.js';
+import { BadInputError, CcbError } from '../util/errors.js';
+
+export interface ProbeTarget { url: URL; origin: LabOriginState }
+
+/** Finds which lab origin serves a URL in a region (hostname or IP). */
+export function resolveProbeTarget(lab: RunningLab, url: string, region: string): ProbeTarget {
+  let u: URL;
+  try { u = new URL(url); } catch { throw new BadInputError(`not a URL: ${url}`); }
+  if (u.protocol !== 'https:') throw new BadInputError(`probe URLs are https:// (lab origins serve TLS and HTTP/3): ${url}`);
+  const origin = lab.origins.find((o) => o.region === region && (o.hosts.includes(u.hostname) || o.ip === u.hostname));
+  if (!origin) {
+    throw new BadInputError(`no lab origin serves ${u.hostname} in region ${region}`,
+      `'ccbrowse lab status' lists the hostnames; regions: ${lab.regions.map((r) => r.name).join(', ')}`);
+  }
+  return { url: u, origin };
+}
+
+export interface ProbeResult {
+  schemaVersion: 1;
+  runId: string;
+  dir: string;
+  url: string;
+  region: string;
+  profile: Profile;
+  origin: { name: string; ip: string; serve: 'tcp' | 'h3'; stack?: string; cca: string };
+  startedAt: string;
+  endedAt: string;
+  bytes: number;
+  seconds: number;
+  capture: CaptureStats;
+  groundTruthLines: number;
+  status: 'complete' | 'incomplete';
+  error?: string;
+}
+
+export async function probeOnce(lab: RunningLab, target: ProbeTarget, profile: Profile, opts: {
+  region: string; outDir: string; timeoutSeconds?: number; progress?: (m: string) => void;
+}): Promise<ProbeResult> {
+  const say = opts.progress ?? (() => {});
+  const runId = newRunId();
+  const dir = join(opts.outDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${runId}`);
+  mkdirSync(dir, { recursive: true });
+  const stack = new CleanupStack(`probe-${runId}`);
+  const release = unwindOnSignals(stack);
+  const startedAt = new Date();
+  const { origin, url } = target;
+  const result: ProbeResult = {
+    schemaVersion: 1, runId, dir, url: url.href, region: opts.region, profile,
+    origin: { name: origin.name, ip: origin.ip, serve: origin.serve, stack: origin.stack, cca: origin.cca },
+    startedAt: startedAt.toISOString(), endedAt: '', bytes: 0, seconds: 0,
+    capture: { captured: 0, receivedByFilter: 0, droppedByKernel: 0 }, groundTruthLines: 0, status: 'incomplete',
+  };
+  try {
+    const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
+    await applyShaper(stack, topo, profile);
+    const { runAddr } = await connectRunToLab(stack, { runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs });
+    const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap') });
+    say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}`);
+    const t0 = Date.now();
+    const timeout = opts.timeoutSeconds ?? 120;
+    try {
+      if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(topo.clientNs, url, origin.ip, lab.certs.ca, timeout);
+      else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout);
+      result.status = 'complete';
+    } catch (err) {
+      result.error = (err as Error).message;
+    }
+    result.seconds = (Date.now() - t0) / 1000;
+    result.capture = await capture.stop();
+    result.endedAt = new Date().toISOString();
+    result.groundTruthLines = extractGroundTruth(origin.groundTruth, startedAt.getTime() / 1000, Date.now() / 1000, runAddr, join(dir, 'ground-truth.jsonl'));
+  } catch (err) {
+    result.error = (err as Error).message;
+  } finally {
+    await stack.unwind();
+    release();
+    result.endedAt ||= new Date().toISOString();
+    writeFileSync(join(dir, 'probe.json'), JSON.stringify({ ...result, clientAddress: ADDR.client }, null, 1));
+  }
+  return result;
+}
+
+async function fetchWithCurl(ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number): Promise<number> {
+  const r = await run('ip', ['netns', 'exec', ns, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
+    '--resolve', `${url.hostname}:443:${ip}`, '--max-time', String(timeoutSeconds), '-w', '%{size_download}', url.href],
+    { timeoutMs: (timeoutSeconds + 10) * 1000, allowFailure: true });
+  if (r.code !== 0) throw new CcbError(`curl failed (exit ${r.code}): ${r.stderr.trim()}`);
+  return Number(r.stdout.trim());
+}
+
+async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, origin: LabOriginState, lab: RunningLab, timeoutSeconds: number): Promise<number> {
+  const hosts = Object.fromEntries(origin.hosts.map((h) => [h, origin.ip]));
+  const args = [...labChromiumArgs({ hosts, spki: [lab.certs.spki] }), '--enable-quic', `--origin-to-force-quic-on=${url.hostname}:443`];
+  const b = await launchInNamespace(stack, { netns: ns, args });
+  try {
+    const page = await b.browser.newPage();
+    return await page.evaluate(async ({ href, ms }) => {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), ms);
+      const res = await fetch(href, { signal: ctl.signal, cache: 'no-store' });
+      const body = await res.arrayBuffer();
+      clearTimeout(timer);
+      return body.byteLength;
+    }, { href: url.href, ms: timeoutSeconds * 1000 });
+  } finally {
+    await b.close();
+  }
+}
+
+/**
+ * Copies the origin's ground-truth lines of this run (the origin sees the run's own
+ * address after the upstream NAT) that fall in [t0, t1] into the run directory.
+ */
+export function extractGroundTruth(source: string, t0: number, t1: number, runAddr: string, dest: string): number {
+  let text = '';
+  try { text = readFileSync(source, 'utf8'); } catch { /* no samples yet */ }
+  const kept = text.split('\n').filter((line) => {
+    const t = Number(/"t":([0-9.]+)/.exec(line)?.[1]);
+    return t >= t0 && t <= t1 && line.includes(`"remote":"${runAddr}:`);
+  });
+  writeFileSync(dest, kept.join('\n') + (kept.length ? '\n' : ''));
+  return kept.length;
+}
