@@ -2,10 +2,11 @@
  * ccb-delayline: a constant-delay line for kernels without sch_netem.
  *
  * Packets sent to an NFQUEUE (iptables -j NFQUEUE --queue-num N) wait in the kernel
- * until a verdict arrives. We read only each packet's metadata (its id), remember
- * when it arrived, and accept it at arrival + D. Because every packet gets the same
- * delay, release order equals arrival order: a FIFO ring is enough, and consecutive
- * due packets can share one batch verdict.
+ * until a verdict arrives. We read only each packet's metadata (id, receive stamp),
+ * remember when it arrived, and accept it at arrival + D. Because every packet gets the
+ * same delay, release order equals arrival order: a FIFO ring is enough, and consecutive
+ * due packets can share one batch verdict. Arrival is the kernel's receive stamp unless
+ * --no-kernel-timestamps (see arrival_ns for why, and when not to use it).
  *
  * Fail closed: the queue is never configured with FAIL_OPEN, and iptables rules must
  * not use --queue-bypass, so if this program dies the kernel drops the traffic
@@ -19,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -49,10 +51,15 @@
 #define EXIT_RUNTIME 5
 
 #define RT_PRIORITY 50
-/* Wake from ppoll this long before a release, then finish with an absolute
- * clock_nanosleep: ppoll takes a relative timeout, the final sleep is exact. */
+/* Without kernel arrival stamps: wake from ppoll this long before a release, then
+ * finish with an absolute clock_nanosleep (ppoll's timeout is relative, the sleep exact). */
 #define SLEEP_GUARD_NS 50000LL
+/* With kernel arrival stamps: within this much of a release (at most a quarter of the
+ * delay), sleep through arrivals and read them afterwards. Bounds how late a packet is read. */
+#define READ_BATCH_NS 500000LL
 #define LATE_THRESHOLD_NS 1000000LL
+/* Kernel stamps older than this at read time are not trusted (see arrival_ns). */
+#define MAX_STAMP_LAG_NS 20000000LL
 
 struct held_packet {
 	uint32_t id;
@@ -69,6 +76,9 @@ struct ring {
 
 struct stats {
 	uint64_t packets;
+	uint64_t kernel_stamped; /* packets whose arrival time came from the kernel */
+	uint64_t read_lag_over_1ms;
+	int64_t max_read_lag_ns;
 	uint64_t max_held;
 	uint64_t late_over_1ms;
 	int64_t max_late_ns;
@@ -83,16 +93,29 @@ struct delayline {
 	int fd;
 	unsigned queue_num;
 	int64_t delay_ns;
-	int64_t now_read_ns; /* arrival time stamped on the batch being read */
+	int64_t now_read_ns;         /* when the message being handled was read */
+	int64_t real_minus_mono_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at that read */
+	int last_packet_stamped;     /* the newest packet's arrival came from the kernel */
+	int64_t read_batch_ns;       /* see READ_BATCH_NS */
+	int use_kernel_stamps;
 	struct ring ring;
 	struct stats stats;
 };
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t stats_requested;
+/* Self-pipe: a signal arriving just before ppoll still wakes it up. */
+static int wake_pipe[2] = { -1, -1 };
 
-static void on_stop(int sig) { (void)sig; stop_requested = 1; }
-static void on_stats(int sig) { (void)sig; stats_requested = 1; }
+static void wake_main_loop(void)
+{
+	int saved = errno;
+	ssize_t ignored = write(wake_pipe[1], "x", 1);
+	(void)ignored;
+	errno = saved;
+}
+static void on_stop(int sig) { (void)sig; stop_requested = 1; wake_main_loop(); }
+static void on_stats(int sig) { (void)sig; stats_requested = 1; wake_main_loop(); }
 
 static int64_t mono_ns(void)
 {
@@ -111,7 +134,9 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ccb-delayline --queue-num N --delay-us D [--queue-maxlen 10000] [--rcvbuf-bytes 8388608]\n"
+		"                     [--no-kernel-timestamps]\n"
 		"Holds every packet of NFQUEUE N for D microseconds, then accepts it (FIFO).\n"
+		"Delay counts from the kernel's receive stamp unless --no-kernel-timestamps (then: from our read).\n"
 		"Prints 'ready' when bound; SIGUSR1 prints JSON stats; SIGTERM/SIGINT prints them and exits.\n");
 }
 
@@ -151,12 +176,39 @@ static void print_stats(const struct delayline *dl)
 	long long qdrop, udrop;
 	read_kernel_queue_drops(dl->queue_num, &qdrop, &udrop);
 	printf("{\"packets\":%" PRIu64 ",\"maxHeld\":%" PRIu64 ",\"lateReleasesOver1ms\":%" PRIu64
-	       ",\"enobufs\":%" PRIu64 ",\"held\":%zu,\"maxLateUs\":%.1f,\"ringOverflows\":%" PRIu64
+	       ",\"enobufs\":%" PRIu64 ",\"held\":%zu,\"maxLateUs\":%.1f,\"kernelStamped\":%" PRIu64
+	       ",\"readLagOver1ms\":%" PRIu64 ",\"maxReadLagUs\":%.1f,\"ringOverflows\":%" PRIu64
 	       ",\"verdictErrors\":%" PRIu64 ",\"kernelQueueDropped\":%lld,\"kernelUserDropped\":%lld}\n",
 	       dl->stats.packets, dl->stats.max_held, dl->stats.late_over_1ms, dl->stats.enobufs,
-	       dl->ring.count, dl->stats.max_late_ns / 1000.0, dl->stats.ring_overflows,
+	       dl->ring.count, dl->stats.max_late_ns / 1000.0, dl->stats.kernel_stamped,
+	       dl->stats.read_lag_over_1ms, dl->stats.max_read_lag_ns / 1000.0, dl->stats.ring_overflows,
 	       dl->stats.verdict_errors, qdrop, udrop);
 	fflush(stdout);
+}
+
+/* When the packet reached this namespace. The kernel stamps it (CLOCK_REALTIME, us) as a
+ * device of this namespace receives it, when timestamping is enabled system-wide (which
+ * enable_kernel_timestamps() does). Using that instead of our read time keeps a late
+ * wake-up of this process out of the delay. Caveat: a queue between that device and the
+ * NFQUEUE hook (an ingress qdisc redirected to IFB) would be counted as part of the delay;
+ * such setups pass --no-kernel-timestamps. A stamp that does not fit (clock stepped, or
+ * older than MAX_STAMP_LAG_NS) falls back to the read time. */
+static int64_t arrival_ns(struct delayline *dl, struct nfq_data *nfa)
+{
+	struct timeval tv;
+	if (nfq_get_timestamp(nfa, &tv) == 0) {
+		int64_t mono = (int64_t)tv.tv_sec * 1000000000LL + (int64_t)tv.tv_usec * 1000 - dl->real_minus_mono_ns;
+		int64_t lag = dl->now_read_ns - mono;
+		if (dl->use_kernel_stamps && lag >= -2000 && lag <= MAX_STAMP_LAG_NS) {
+			dl->stats.kernel_stamped++;
+			dl->last_packet_stamped = 1;
+			if (lag > LATE_THRESHOLD_NS) dl->stats.read_lag_over_1ms++;
+			if (lag > dl->stats.max_read_lag_ns) dl->stats.max_read_lag_ns = lag;
+			return mono < dl->now_read_ns ? mono : dl->now_read_ns;
+		}
+	}
+	dl->last_packet_stamped = 0;
+	return dl->now_read_ns;
 }
 
 /* Called by nfq_handle_packet for every queued packet: remember it, decide later. */
@@ -176,7 +228,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	}
 	struct held_packet *slot = &r->slots[(r->head + r->count) % r->capacity];
 	slot->id = id;
-	slot->release_ns = dl->now_read_ns + dl->delay_ns;
+	slot->release_ns = arrival_ns(dl, nfa) + dl->delay_ns;
 	r->count++;
 	if (r->count > dl->stats.max_held) dl->stats.max_held = r->count;
 	return 0;
@@ -197,7 +249,10 @@ static int drain_socket(struct delayline *dl, char *buf, size_t buflen)
 			fprintf(stderr, "ccb-delayline: recv on netlink socket failed: %s\n", strerror(errno));
 			return -1;
 		}
+		struct timespec real;
+		clock_gettime(CLOCK_REALTIME, &real);
 		dl->now_read_ns = mono_ns();
+		dl->real_minus_mono_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec - dl->now_read_ns;
 		nfq_handle_packet(dl->h, buf, (int)n);
 	}
 	return 0;
@@ -242,6 +297,21 @@ static void become_realtime(void)
 		fprintf(stderr, "ccb-delayline: warning: mlockall refused (%s)\n", strerror(errno));
 }
 
+/* Any socket asking for receive timestamps makes the kernel stamp every packet as it
+ * enters a device (as tcpdump does); nfnetlink_queue then passes the stamp to us. */
+static int enable_kernel_timestamps(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) != 0) {
+		fprintf(stderr, "ccb-delayline: warning: cannot enable kernel packet timestamps (%s): "
+				"arrival is taken when we read the packet\n", strerror(errno));
+		if (fd >= 0) close(fd);
+		return -1;
+	}
+	return fd; /* kept open: closing it would switch timestamps off again */
+}
+
 static int setup_queue(struct delayline *dl, uint32_t maxlen, int rcvbuf)
 {
 	dl->h = nfq_open();
@@ -282,45 +352,62 @@ static int setup_queue(struct delayline *dl, uint32_t maxlen, int rcvbuf)
 	return 0;
 }
 
-static int run_loop(struct delayline *dl, const sigset_t *wait_mask)
+/* Sleeps until the head of the ring is due, reading arrivals meanwhile when needed. */
+static int wait_for_work(struct delayline *dl, char *buf, size_t buflen)
+{
+	struct pollfd pfds[2] = { { .fd = dl->fd, .events = POLLIN }, { .fd = wake_pipe[0], .events = POLLIN } };
+	struct timespec timeout, *timeout_p = NULL;
+	int64_t next_release = 0;
+	if (dl->ring.count > 0) {
+		next_release = dl->ring.slots[dl->ring.head].release_ns;
+		int64_t wait = next_release - mono_ns();
+		/* Release is near and arrivals carry kernel stamps: sleep exactly and read the
+		 * backlog afterwards (reading late no longer shifts their release). This makes
+		 * one wake-up per release at high packet rates instead of one per event. */
+		if (dl->last_packet_stamped && wait <= dl->read_batch_ns) {
+			struct timespec at = ns_to_timespec(next_release);
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL); /* EINTR: a signal, handled by the caller */
+			release_due(dl); /* before reading: the reads must not delay the release */
+			return drain_socket(dl, buf, buflen);
+		}
+		wait -= dl->last_packet_stamped ? dl->read_batch_ns : SLEEP_GUARD_NS;
+		timeout = ns_to_timespec(wait > 0 ? wait : 0);
+		timeout_p = &timeout;
+	}
+	int n = ppoll(pfds, 2, timeout_p, NULL);
+	if (n < 0) {
+		if (errno == EINTR) return 0;
+		fprintf(stderr, "ccb-delayline: ppoll failed: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pfds[1].revents & POLLIN) {
+		char sink[64];
+		while (read(wake_pipe[0], sink, sizeof sink) > 0) {}
+	}
+	if (pfds[0].revents & POLLNVAL) {
+		fprintf(stderr, "ccb-delayline: netlink socket closed unexpectedly\n");
+		return -1;
+	}
+	/* POLLERR here means a pending ENOBUFS: recv reports and clears it. */
+	if (pfds[0].revents) return drain_socket(dl, buf, buflen);
+	if (n == 0 && !dl->last_packet_stamped && dl->ring.count > 0) {
+		/* Woke just before the head's release: finish with an exact absolute sleep. */
+		struct timespec at = ns_to_timespec(next_release);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+	}
+	return 0;
+}
+
+static int run_loop(struct delayline *dl)
 {
 	static char buf[256 * 1024] __attribute__((aligned));
-	struct pollfd pfd = { .fd = dl->fd, .events = POLLIN };
 	while (!stop_requested) {
 		if (stats_requested) {
 			stats_requested = 0;
 			print_stats(dl);
 		}
 		release_due(dl);
-		struct timespec timeout, *timeout_p = NULL;
-		int64_t next_release = 0;
-		if (dl->ring.count > 0) {
-			next_release = dl->ring.slots[dl->ring.head].release_ns;
-			int64_t wait = next_release - SLEEP_GUARD_NS - mono_ns();
-			timeout = ns_to_timespec(wait > 0 ? wait : 0);
-			timeout_p = &timeout;
-		}
-		/* Signals are blocked except inside ppoll, so none is lost between checks. */
-		int n = ppoll(&pfd, 1, timeout_p, wait_mask);
-		if (n < 0) {
-			if (errno == EINTR) continue;
-			fprintf(stderr, "ccb-delayline: ppoll failed: %s\n", strerror(errno));
-			return -1;
-		}
-		if (n > 0) {
-			if (pfd.revents & POLLNVAL) {
-				fprintf(stderr, "ccb-delayline: netlink socket closed unexpectedly\n");
-				return -1;
-			}
-			/* POLLERR here means a pending ENOBUFS: recv reports and clears it. */
-			if (drain_socket(dl, buf, sizeof buf) < 0) return -1;
-			continue;
-		}
-		/* Timed out just before the head's release: finish with an exact absolute sleep. */
-		if (dl->ring.count > 0) {
-			struct timespec at = ns_to_timespec(next_release);
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
-		}
+		if (wait_for_work(dl, buf, sizeof buf) < 0) return -1;
 	}
 	return 0;
 }
@@ -328,22 +415,25 @@ static int run_loop(struct delayline *dl, const sigset_t *wait_mask)
 int main(int argc, char **argv)
 {
 	uint64_t queue_num = UINT64_MAX, delay_us = UINT64_MAX, maxlen = 10000, rcvbuf = 8u << 20;
+	int kernel_stamps = 1;
 	static const struct option options[] = {
 		{ "queue-num", required_argument, NULL, 'q' },
 		{ "delay-us", required_argument, NULL, 'd' },
 		{ "queue-maxlen", required_argument, NULL, 'm' },
 		{ "rcvbuf-bytes", required_argument, NULL, 'r' },
+		{ "no-kernel-timestamps", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int opt;
-	while ((opt = getopt_long(argc, argv, "q:d:m:r:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:d:m:r:nh", options, NULL)) != -1) {
 		int bad = 0;
 		switch (opt) {
 		case 'q': bad = parse_u64(optarg, 65535, &queue_num); break;
 		case 'd': bad = parse_u64(optarg, 3600ULL * 1000000ULL, &delay_us); break;
 		case 'm': bad = parse_u64(optarg, 10000000, &maxlen) || maxlen == 0; break;
 		case 'r': bad = parse_u64(optarg, INT_MAX / 2, &rcvbuf) || rcvbuf < 65536; break;
+		case 'n': kernel_stamps = 0; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_BAD_ARGS;
 		}
@@ -366,6 +456,8 @@ int main(int argc, char **argv)
 	}
 
 	struct delayline dl = { .queue_num = (unsigned)queue_num, .delay_ns = (int64_t)delay_us * 1000 };
+	dl.read_batch_ns = dl.delay_ns / 4 < READ_BATCH_NS ? dl.delay_ns / 4 : READ_BATCH_NS;
+	dl.use_kernel_stamps = kernel_stamps;
 	dl.ring.capacity = (size_t)maxlen + 64;
 	dl.ring.slots = calloc(dl.ring.capacity, sizeof *dl.ring.slots);
 	if (!dl.ring.slots) {
@@ -373,17 +465,13 @@ int main(int argc, char **argv)
 		return EXIT_QUEUE_SETUP;
 	}
 
-	/* Block the signals we handle; they are delivered only inside ppoll. */
-	sigset_t handled, wait_mask;
-	sigemptyset(&handled);
-	sigaddset(&handled, SIGTERM);
-	sigaddset(&handled, SIGINT);
-	sigaddset(&handled, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &handled, &wait_mask);
-	sigdelset(&wait_mask, SIGTERM);
-	sigdelset(&wait_mask, SIGINT);
-	sigdelset(&wait_mask, SIGUSR1);
+	if (pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+		fprintf(stderr, "ccb-delayline: pipe2 failed: %s\n", strerror(errno));
+		return EXIT_QUEUE_SETUP;
+	}
+	/* No SA_RESTART: a signal interrupts clock_nanosleep/ppoll and the loop sees the flag. */
 	struct sigaction sa = { 0 };
+	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -391,6 +479,7 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 
 	become_realtime();
+	int ts_fd = kernel_stamps ? enable_kernel_timestamps() : -1;
 	if (setup_queue(&dl, (uint32_t)maxlen, (int)rcvbuf) != 0) {
 		if (dl.qh) nfq_destroy_queue(dl.qh);
 		if (dl.h) nfq_close(dl.h);
@@ -399,11 +488,12 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 
-	int rc = run_loop(&dl, &wait_mask);
+	int rc = run_loop(&dl);
 	/* Unbinding makes the kernel drop what we still hold: fail closed, never bypass. */
 	print_stats(&dl);
 	nfq_destroy_queue(dl.qh);
 	nfq_close(dl.h);
 	free(dl.ring.slots);
+	if (ts_fd >= 0) close(ts_fd);
 	return rc == 0 ? 0 : EXIT_RUNTIME;
 }

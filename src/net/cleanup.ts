@@ -31,6 +31,7 @@ export class CleanupStack {
   private readonly entries: Entry[] = [];
   private readonly recordPath: string;
   private unwound = false;
+  private unwinding: Promise<string[]> | undefined;
 
   constructor(readonly ownerId: string) {
     mkdirSync(ownersDir(), { recursive: true });
@@ -63,9 +64,16 @@ export class CleanupStack {
     return this.entries.length;
   }
 
-  /** Undoes everything in reverse order; returns the resources that could not be removed. */
-  async unwind(): Promise<string[]> {
-    if (this.unwound) return [];
+  /**
+   * Undoes everything in reverse order; returns the resources that could not be removed.
+   * A second call (e.g. a signal during a normal unwind) waits for the same unwind.
+   */
+  unwind(): Promise<string[]> {
+    this.unwinding ??= this.unwindOnce();
+    return this.unwinding;
+  }
+
+  private async unwindOnce(): Promise<string[]> {
     this.unwound = true;
     const failures: string[] = [];
     while (this.entries.length > 0) {
@@ -75,7 +83,9 @@ export class CleanupStack {
       } catch (err) {
         failures.push(`${describe(entry.resource)}: ${(err as Error).message}`);
       }
-      this.entries.pop();
+      // By identity: the undo may have called forget() on its own entry already.
+      const i = this.entries.lastIndexOf(entry);
+      if (i >= 0) this.entries.splice(i, 1);
       this.persist();
     }
     rmSync(this.recordPath, { force: true });

@@ -31,8 +31,15 @@ export const delayLineStatsSchema = z.object({
   lateReleasesOver1ms: z.number().int().nonnegative(),
   /** Netlink overruns reported to the program (packets the kernel then dropped). */
   enobufs: z.number().int().nonnegative(),
+  /** Packets held right now. */
   held: z.number().int().nonnegative().optional(),
+  /** Worst release lateness seen (us). */
   maxLateUs: z.number().nonnegative().optional(),
+  /** Packets timed from the kernel's arrival stamp rather than from when we read them. */
+  kernelStamped: z.number().int().nonnegative().optional(),
+  /** Packets read more than 1 ms after they arrived, and the worst such lag (us). */
+  readLagOver1ms: z.number().int().nonnegative().optional(),
+  maxReadLagUs: z.number().nonnegative().optional(),
   ringOverflows: z.number().int().nonnegative().optional(),
   verdictErrors: z.number().int().nonnegative().optional(),
   /** Kernel counters for this queue: dropped because full / because userspace was unreachable (-1: unknown). */
@@ -60,6 +67,13 @@ export interface DelayLineOptions {
   queueMaxLen?: number;
   /** The process is pushed here before we wait for it, so any failure unwinds it. */
   stack: CleanupStack;
+  /**
+   * Count the delay from the kernel's receive stamp (default true): a late wake-up of the
+   * delay line then does not lengthen the delay. Set false if a queue sits between the
+   * namespace's ingress device and the NFQUEUE rule (ingress qdisc + IFB): its waiting time
+   * would otherwise be absorbed into the delay. False counts from when the program reads it.
+   */
+  kernelTimestamps?: boolean;
   /** Path of ccb-delayline (default: build/native/ccb-delayline in the repo). */
   binary?: string;
   /** How long to wait for `ready` (default 10 s: generous for a loaded 2-core machine). */
@@ -206,12 +220,22 @@ class DelayLineProcess extends EventEmitter implements DelayLine {
     return this.stderrText;
   }
 
-  stats(): Promise<DelayLineStats> {
+  stats(timeoutMs = 5_000): Promise<DelayLineStats> {
     if (!this.alive || this.stopping) {
       return Promise.reject(new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) is not running`));
     }
     return new Promise((resolve, reject) => {
-      this.statsWaiters.push({ resolve, reject });
+      // A stopped or wedged process must not hang the session.
+      const timer = setTimeout(() => {
+        const i = this.statsWaiters.indexOf(waiter);
+        if (i >= 0) this.statsWaiters.splice(i, 1);
+        reject(new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) did not answer SIGUSR1 within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = {
+        resolve: (s: DelayLineStats) => (clearTimeout(timer), resolve(s)),
+        reject: (e: Error) => (clearTimeout(timer), reject(e)),
+      };
+      this.statsWaiters.push(waiter);
       this.child.kill('SIGUSR1');
     });
   }
@@ -279,6 +303,29 @@ class DelayLineProcess extends EventEmitter implements DelayLine {
   }
 }
 
+/** Turns an exit before `ready` into an error that names the cause and the fix. */
+function startupFailure(exit: DelayLineExit, opts: DelayLineOptions): CcbError {
+  const where = `queue ${opts.queueNum} in ${opts.netns}`;
+  const how = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+  const detail = exit.stderr || 'nothing on stderr';
+  if (exit.code === EXIT_NOT_ROOT) {
+    return new MissingPrerequisiteError(`ccb-delayline refused to start: ${detail}`, 'run ccbrowse as root (sudo)');
+  }
+  if (exit.code === EXIT_QUEUE_SETUP) {
+    return new CcbError(
+      `ccb-delayline could not set up NFQUEUE ${opts.queueNum} in ${opts.netns}: ${detail}`,
+      'another process may own this queue number in that namespace: pick another queue number or stop it',
+    );
+  }
+  if (/Cannot open network namespace/.test(detail)) {
+    return new CcbError(`ccb-delayline (${where}): network namespace ${opts.netns} does not exist: ${detail}`, 'create the shaper namespace before its delay line');
+  }
+  return new CcbError(
+    `ccb-delayline (${where}) exited before it was ready (${how}): ${detail}`,
+    'run ./setup.sh to rebuild it; `ccbrowse doctor` checks NFQUEUE support',
+  );
+}
+
 /**
  * Starts ccb-delayline in `netns` and resolves once it has bound the queue.
  * The NFQUEUE rules may be added before or after: without a listener the kernel drops.
@@ -297,6 +344,7 @@ export async function startDelayLine(opts: DelayLineOptions): Promise<DelayLine>
     '--queue-num', String(opts.queueNum),
     '--delay-us', String(Math.round(opts.delayMs * 1000)),
     '--queue-maxlen', String(opts.queueMaxLen ?? 10_000),
+    ...(opts.kernelTimestamps === false ? ['--no-kernel-timestamps'] : []),
   ];
   // `ip netns exec` execs the program in place, so the child's pid is the delay line's.
   const child = start('ip', args);
@@ -309,31 +357,27 @@ export async function startDelayLine(opts: DelayLineOptions): Promise<DelayLine>
   const dl = new DelayLineProcess(child, pid, opts.netns, opts.queueNum, opts.delayMs);
   const resource: Resource = { kind: 'process', pid, startTime: processStartTime(pid) ?? '', what: `ccb-delayline queue ${opts.queueNum} in ${opts.netns}` };
   let unwinding = false;
-  opts.stack.push(resource, async () => {
-    unwinding = true;
-    if (dl.isAlive()) await dl.stop().catch(() => undo(resource));
-  });
+  try {
+    opts.stack.push(resource, async () => {
+      unwinding = true;
+      if (dl.isAlive()) await dl.stop().catch(() => undo(resource));
+    });
+  } catch (err) {
+    // The stack is already unwinding (Ctrl-C mid-start): do not leave the process behind.
+    child.kill('SIGKILL');
+    await dl.exited;
+    throw err;
+  }
 
   try {
     await dl.waitReady(opts.readyTimeoutMs ?? 10_000);
   } catch (err) {
-    if (dl.isAlive()) {
-      child.kill('SIGKILL');
-      await dl.exited;
-    }
-    opts.stack.forget(resource);
+    const timedOut = dl.isAlive();
+    if (timedOut) child.kill('SIGKILL');
     const exit = await dl.exited;
-    const stderr = exit.stderr || dl.stderr().trim();
-    if (exit.code === EXIT_NOT_ROOT) {
-      throw new MissingPrerequisiteError(`ccb-delayline refused to start: ${stderr}`, 'run ccbrowse as root (sudo)');
-    }
-    if (exit.code === EXIT_QUEUE_SETUP) {
-      throw new CcbError(
-        `ccb-delayline could not set up NFQUEUE ${opts.queueNum} in ${opts.netns}: ${stderr}`,
-        'another process may own this queue number in that namespace: pick another --queue-num or stop it',
-      );
-    }
-    throw err instanceof CcbError ? err : new CcbError(`ccb-delayline failed to start: ${(err as Error).message}`);
+    if (!unwinding) opts.stack.forget(resource); // while unwinding, the stack pops it itself
+    if (timedOut) throw err;
+    throw startupFailure(exit, opts);
   }
   // After a requested stop the process is gone: drop it from the stack. Not while the stack
   // itself is unwinding (it pops the entry itself), and not after an unexpected death
