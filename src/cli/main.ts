@@ -9,6 +9,7 @@ import { registerDoctor } from './doctor.js';
 import { registerShaper } from './shaper.js';
 import { registerLab } from './lab.js';
 import { registerProbe } from './probe.js';
+import { registerRun } from './run.js';
 
 const program = new Command();
 program
@@ -22,6 +23,7 @@ registerDoctor(program);
 registerShaper(program);
 registerLab(program);
 registerProbe(program);
+registerRun(program);
 
 program
   .command('reap')

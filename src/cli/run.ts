@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { ExitCode, MissingPrerequisiteError } from '../util/errors.js';
+import { loadScenario, checkScenarioTypes, formatTypeIssues } from '../scenario/load.js';
+import { readRunningLab } from '../lab/state.js';
+import { analyzeRunDir, runScenarioSession, type RunOutcome, type SummaryRow } from '../session/run.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunInfo } from '../results/schema.js';
+import { reapLeftovers, requireRoot } from './common.js';
+
+function table(rows: SummaryRow[]): string {
+  const head = ['host', 'asset types', 'protocol', 'flows', 'verdict', 'confidence'];
+  const body = rows.map((r) => [r.host, r.assetTypes.join(',') || '-', r.protocol, String(r.flows), r.label, r.confidence.toFixed(2)]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  return [head, ...body].map((cols) => cols.map((c, i) => c.padEnd(w[i])).join('  ')).join('\n');
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('drive Chromium through a scenario behind the per-connection bottleneck, then tie every asset to its flow and its congestion-control verdict')
+    .argument('<scenario>', 'scenario file, e.g. scenarios/youtube.ts or scenarios/lab/vod.ts')
+    .option('--lab [name]', 'run against the local lab (default for scenarios marked lab: true)')
+    .option('--region <name>', 'region tag of the run; in lab mode also the lab region', 'local')
+    .option('--profile <p...>', 'network profiles (default: the scenario\'s, nebby-50 and nebby-100)')
+    .option('--repeat <n>', 'repeat the whole run n times (majority vote across runs)', (v) => Number(v), 1)
+    .option('--out <dir>', 'where run directories go', 'runs')
+    .option('--model <file>', 'classifier model (default models/ccbrowse-model.json)')
+    .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
+    .option('--dry-run', 'load and type-check the scenario, then stop')
+    .option('--json', 'print results as JSON')
+    .action(async (file: string, opts: { lab?: string | boolean; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; dryRun?: boolean; json?: boolean }) => {
+      const scenario = await loadScenario(file);
+      if (opts.dryRun) {
+        const issues = await checkScenarioTypes([file]);
+        if (issues.length) { console.error(formatTypeIssues(issues)); process.exitCode = ExitCode.badInput; return; }
+        console.log(opts.json ? JSON.stringify({ ok: true, scenario: scenario.name, kind: scenario.kind }) : `${file}: ok (${scenario.kind}, ${scenario.profiles.join(', ')})`);
+        return;
+      }
+      requireRoot('run');
+      await reapLeftovers();
+      const mode = opts.lab !== undefined || scenario.lab ? 'lab' : 'internet';
+      const lab = mode === 'lab' ? readRunningLab(typeof opts.lab === 'string' ? opts.lab : 'default') : undefined;
+      if (mode === 'lab' && !lab) throw new MissingPrerequisiteError('the lab is not running', "start it with 'ccbrowse lab up'");
+      if (lab && !lab.regions.some((r) => r.name === opts.region)) {
+        throw new MissingPrerequisiteError(`the lab has no region ${opts.region}`, `regions: ${lab.regions.map((r) => r.name).join(', ')}`);
+      }
+      const t0 = Date.now();
+      const outcomes: RunOutcome[] = [];
+      for (let i = 1; i <= opts.repeat; i++) {
+        outcomes.push(await runScenarioSession({
+          scenario, scenarioFile: file, mode, lab, region: opts.region, profiles: opts.profile, outDir: opts.out,
+          keepKeys: opts.keepKeys, modelPath: opts.model, repeat: opts.repeat > 1 ? { index: i, of: opts.repeat } : undefined,
+          progress: opts.json ? undefined : (m) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${m}\n`),
+        }));
+      }
+      if (opts.json) console.log(JSON.stringify(outcomes, null, 2));
+      else for (const o of outcomes) {
+        console.log(`\n${o.dir}  (${o.status}${o.incompleteReason ? `: ${o.incompleteReason}` : ''})`);
+        console.log(`bytes tied to flows: ${Object.entries(o.byteCoverage).map(([p, c]) => `${p} ${(c * 100).toFixed(1)}%`).join(', ')}`);
+        console.log(table(o.summary));
+      }
+      process.exitCode = outcomes.every((o) => o.status === 'complete') ? ExitCode.ok : ExitCode.checkFailed;
+    });
+
+  program
+    .command('analyze')
+    .description('re-analyse a run directory with the current (or a given) model: rewrites flows.json, assets.json, verdicts.json')
+    .argument('<run-dir>')
+    .option('--model <file>', 'classifier model')
+    .option('--json', 'print the summary as JSON')
+    .action(async (dir: string, opts: { model?: string; json?: boolean }) => {
+      const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
+      const r = await analyzeRunDir(dir, { modelPath: opts.model, profiles: run.profiles.map((p) => p.name), runId: run.runId });
+      console.log(opts.json ? JSON.stringify(r.summary, null, 2) : table(r.summary));
+    });
+}

@@ -1,0 +1,53 @@
+/**
+ * One profile's browser session: Chromium in the client namespace with NetLog, TLS key log,
+ * HAR recording and a CDP recorder, running the scenario. Whatever happens in the page, the
+ * artefacts gathered so far are kept and the outcome says what happened.
+ */
+import { join } from 'node:path';
+import type { CleanupStack } from '../net/cleanup.js';
+import { launchInNamespace } from '../browser/launch.js';
+import { CdpRecorder, type CdpRequest } from '../correlate/cdp-recorder.js';
+import { runScenario, scenarioContextOptions, scenarioLaunchArgs, type ScenarioOutcome } from '../scenario/run.js';
+import type { LabContext } from '../scenario/lab.js';
+import type { Scenario } from '../scenario/schema.js';
+
+export const ARTIFACTS = { pcap: 'capture.pcap', har: 'session.har', netlog: 'netlog.json', keylog: 'keylog.txt' } as const;
+
+export interface BrowserSessionResult {
+  outcome: ScenarioOutcome;
+  requests: CdpRequest[];
+  browserVersion: string;
+}
+
+export async function runBrowserSession(stack: CleanupStack, opts: {
+  netns: string; dir: string; scenario: Scenario; baseArgs: string[]; lab?: LabContext;
+  log: (m: string) => void; signal?: AbortSignal; onTick?: () => void;
+}): Promise<BrowserSessionResult> {
+  const args = [
+    ...opts.baseArgs,
+    ...scenarioLaunchArgs(opts.scenario),
+    `--log-net-log=${join(opts.dir, ARTIFACTS.netlog)}`,
+    '--net-log-capture-mode=Default',
+    `--ssl-key-log-file=${join(opts.dir, ARTIFACTS.keylog)}`,
+  ];
+  const b = await launchInNamespace(stack, { netns: opts.netns, args, env: { SSLKEYLOGFILE: join(opts.dir, ARTIFACTS.keylog) } });
+  const browserVersion = b.browser.version();
+  const recorder = new CdpRecorder();
+  let outcome: ScenarioOutcome;
+  try {
+    const context = await b.browser.newContext({
+      ...scenarioContextOptions(opts.scenario),
+      recordHar: { path: join(opts.dir, ARTIFACTS.har), content: 'omit' },
+    });
+    const page = await context.newPage();
+    await recorder.attach(page);
+    outcome = await runScenario(opts.scenario, { page, context }, { lab: opts.lab, log: opts.log, signal: opts.signal, onProgress: opts.onTick });
+    // Closing the context writes the HAR; closing the browser completes the NetLog.
+    await context.close().catch((err: Error) => opts.log(`HAR could not be written: ${err.message}`));
+  } catch (err) {
+    outcome = { status: 'page-crashed', detail: (err as Error).message, startUrl: opts.scenario.startUrl, error: (err as Error).message };
+  } finally {
+    await b.close();
+  }
+  return { outcome, requests: recorder.list(), browserVersion };
+}
