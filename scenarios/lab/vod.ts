@@ -1,0 +1,19 @@
+import { defineScenario, labAssetRules, labUrl, waitForPlayback } from '../../src/scenario/index.js';
+
+// The lab's video-on-demand page: an MSE player whose segments come from the media origin
+// (its own congestion controller) and thumbnails from the images origin.
+export default defineScenario({
+  name: 'lab-vod',
+  description: 'Lab VOD: MSE player, 2 s fMP4 segments from the media origin, thumbnails from the images origin',
+  kind: 'vod',
+  lab: true,
+  // The lab's configured host for pages; the session resolves it through ctx.lab.hosts.
+  startUrl: labUrl(undefined, 'www', '/vod/'),
+  activitySeconds: 40,
+  assetRules: labAssetRules(),
+  consent: { auto: false }, // the lab has no consent dialogs: don't wait for one
+  steps: async ({ page, log, signal }) => {
+    const wait = await waitForPlayback(page, { tag: 'video', minSeconds: 2, timeoutMs: 45_000, signal });
+    log(wait.playing ? `video playing after ${wait.waitedMs} ms` : `video not playing after ${wait.waitedMs} ms`);
+  },
+});

@@ -1,0 +1,100 @@
+/**
+ * `ccbrowse lab bench`: classify fresh lab traces (never the training ones) and build the
+ * report's lab-bench result (src/results/labBench.ts): confusion matrix, per-class accuracy,
+ * Unknown rate, median trace length. A measurement = one controller probed under both nebby
+ * profiles; its answer is fuseProfiles over the two flow verdicts (Nebby's protocol). The
+ * single-profile verdicts are scored too.
+ */
+import { classifyFlow, fuseProfiles, shapeClusterOf, type Model, type Verdict } from '../classify/index.js';
+import { labBenchFromOutcomes, type LabBench } from '../results/labBench.js';
+import { toSeries, type DatasetEntry } from './dataset.js';
+import { trainFromEntries } from './train.js';
+
+export interface TraceOutcome {
+  origin: string;
+  protocol: 'tcp' | 'quic';
+  truth: string;
+  profile: string;
+  region: string;
+  rep: number;
+  predicted: string;
+  confidence: number;
+  reason: string;
+  traceSeconds: number;
+}
+
+export interface MeasurementOutcome {
+  origin: string;
+  protocol: 'tcp' | 'quic';
+  truth: string;
+  region: string;
+  rep: number;
+  predicted: string;
+  confidence: number;
+  traceSeconds: number;
+}
+
+export function classifyEntries(entries: DatasetEntry[], model: Model): { traces: TraceOutcome[]; measurements: MeasurementOutcome[] } {
+  const traces: TraceOutcome[] = [];
+  const groups = new Map<string, Array<{ e: DatasetEntry; v: Verdict }>>();
+  for (const e of entries) {
+    const v = classifyFlow(toSeries(e), model);
+    const seconds = e.t.length ? e.t[e.t.length - 1] - e.t[0] : 0;
+    traces.push({ origin: e.origin, protocol: e.protocol, truth: e.label, profile: e.profile, region: e.region, rep: e.rep, predicted: v.label, confidence: v.confidence, reason: v.reason, traceSeconds: seconds });
+    const k = `${e.origin}\t${e.region}\t${e.rep}`;
+    groups.set(k, [...(groups.get(k) ?? []), { e, v }]);
+  }
+  const measurements: MeasurementOutcome[] = [];
+  for (const g of groups.values()) {
+    const fused = fuseProfiles(g.map((x) => x.v));
+    const e = g[0].e;
+    // The trace length a measurement needs: its longest profile trace.
+    const seconds = Math.max(...g.map((x) => (x.e.t.length ? x.e.t[x.e.t.length - 1] - x.e.t[0] : 0)));
+    measurements.push({ origin: e.origin, protocol: e.protocol, truth: e.label, region: e.region, rep: e.rep, predicted: fused.label, confidence: fused.confidence, traceSeconds: seconds });
+  }
+  return { traces, measurements };
+}
+
+export function benchResult(name: string, modelNote: string, outcomes: Array<{ truth: string; predicted: string; traceSeconds: number }>, profiles: string[], note?: string): LabBench {
+  return labBenchFromOutcomes({ name, createdAt: new Date().toISOString(), model: modelNote, profiles, ...(note ? { note } : {}) }, outcomes);
+}
+
+/** Hold-one-out outcome: the held-out class may come out Unknown or in its shape family, never a confident wrong label. */
+export function holdOutVerdict(truth: string, predicted: string): 'unknown' | 'same-family' | 'wrong' {
+  if (['Unknown', 'Short flow', 'Application-limited'].includes(predicted)) return 'unknown';
+  const a = shapeClusterOf(truth);
+  const b = shapeClusterOf(predicted);
+  if (a && b && a === b) return 'same-family';
+  // BBR variants are one family for the rate-based classifier.
+  if (truth.startsWith('BBR') && predicted.startsWith('BBR')) return 'same-family';
+  return 'wrong';
+}
+
+/** Confusion matrix as a markdown table (rows: truth, columns: predicted). */
+export function matrixTable(b: LabBench): string {
+  const short = (l: string) => (l === 'Unknown' ? 'Unk' : l === 'Short flow' ? 'Short' : l === 'Application-limited' ? 'AppLim' : l);
+  const head = `| true \\ predicted | ${b.predictedLabels.map(short).join(' | ')} | accuracy |`;
+  const sep = `| --- | ${b.predictedLabels.map(() => '---:').join(' | ')} | ---: |`;
+  const rows = b.trueClasses.map((t, i) => `| ${t} | ${b.matrix[i].map((x) => (x ? String(x) : '.')).join(' | ')} | ${(b.perClass[i].accuracy * 100).toFixed(0)}% (${b.perClass[i].correct}/${b.perClass[i].n}) |`);
+  const mean = b.perClass.reduce((s, p) => s + p.accuracy, 0) / Math.max(1, b.perClass.length);
+  return [head, sep, ...rows, '',
+    `overall ${(b.overallAccuracy * 100).toFixed(1)}%, mean per-class ${(mean * 100).toFixed(1)}%, Unknown rate ${(b.unknownRate * 100).toFixed(1)}%, median trace ${b.medianTraceSeconds.toFixed(1)} s`].join('\n');
+}
+
+/**
+ * Leave-one-measurement-out: each (origin, region, rep) group is classified by a model trained
+ * on every other trace, so no trace is judged by a model that saw it (small-data benchmark).
+ */
+export function crossValidate(entries: DatasetEntry[]): { traces: TraceOutcome[]; measurements: MeasurementOutcome[] } {
+  const key = (e: DatasetEntry) => `${e.origin}\t${e.region}\t${e.rep}`;
+  const keys = [...new Set(entries.map(key))];
+  const traces: TraceOutcome[] = [];
+  const measurements: MeasurementOutcome[] = [];
+  for (const k of keys) {
+    const model = trainFromEntries(entries.filter((e) => key(e) !== k), { source: 'cross-validation' });
+    const r = classifyEntries(entries.filter((e) => key(e) === k), model);
+    traces.push(...r.traces);
+    measurements.push(...r.measurements);
+  }
+  return { traces, measurements };
+}

@@ -1,0 +1,104 @@
+/**
+ * The labelled BiF series a model was trained on, kept as compact JSON (build/train/) so the
+ * model can be retrained without probing again.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { traceFile } from '../trace/index.js';
+import type { BifSeries } from '../trace/types.js';
+import type { LabelledSeries } from '../classify/index.js';
+import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
+import type { ProbeOutcome } from './probes.js';
+
+export const DATASET_SCHEMA_VERSION = 1;
+
+const entrySchema = z.object({
+  label: z.string(),
+  origin: z.string(),
+  protocol: z.enum(['tcp', 'quic']),
+  profile: z.string(),
+  region: z.string(),
+  rep: z.number().int(),
+  dir: z.string(),
+  rttSeconds: z.number(),
+  /** Seconds since the flow's first packet, rounded to 0.1 ms. */
+  t: z.array(z.number()),
+  bif: z.array(z.number()),
+  appLimited: z.array(z.number().int()).optional(),
+});
+export type DatasetEntry = z.infer<typeof entrySchema>;
+const datasetSchema = z.object({ schemaVersion: z.literal(DATASET_SCHEMA_VERSION), createdAt: z.string(), entries: z.array(entrySchema) });
+export type Dataset = z.infer<typeof datasetSchema>;
+
+/** Traces of at most this long: the benchmark's target is judged on <= 30 s traces. */
+export const MAX_TRACE_SECONDS = 30;
+
+export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds'>): BifSeries {
+  return {
+    t: Float64Array.from(e.t),
+    bif: Float64Array.from(e.bif),
+    ...(e.appLimited ? { appLimited: Uint8Array.from(e.appLimited) } : {}),
+    rttSeconds: e.rttSeconds,
+  };
+}
+
+/** Cuts a series to its first `maxSeconds`. */
+export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
+  let n = s.t.length;
+  while (n > 0 && s.t[n - 1] > maxSeconds) n--;
+  if (n === s.t.length) return s;
+  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds };
+}
+
+/** Traces one completed probe into a dataset entry (null when the capture holds no usable flow). */
+export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | null> {
+  if (!o.result || o.result.status !== 'complete') return null;
+  const tr = await traceFile(`${o.result.dir}/capture.pcap`, { clientIps: [PROBE_CLIENT_IP] });
+  const f = bulkFlow(tr.flows, o.target.protocol);
+  if (!f?.series) return null;
+  const s = truncateSeries(f.series, MAX_TRACE_SECONDS);
+  return {
+    label: o.target.label, origin: o.target.origin, protocol: o.target.protocol, profile: o.profile.name, region: o.region, rep: o.rep,
+    dir: o.result.dir, rttSeconds: s.rttSeconds,
+    t: Array.from(s.t, (x) => Math.round(x * 1e4) / 1e4),
+    bif: Array.from(s.bif, (x) => Math.round(x)),
+    ...(s.appLimited ? { appLimited: Array.from(s.appLimited) } : {}),
+  };
+}
+
+export function labelledFrom(entries: DatasetEntry[]): LabelledSeries[] {
+  return entries.map((e) => ({ label: e.label, series: toSeries(e) }));
+}
+
+export function saveDataset(path: string, entries: DatasetEntry[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify({ schemaVersion: DATASET_SCHEMA_VERSION, createdAt: new Date().toISOString(), entries }));
+}
+
+export function loadDataset(path: string): Dataset {
+  return datasetSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+/** Rebuilds dataset entries from probe run directories (e.g. after an interrupted `lab train`). */
+export async function entriesFromRuns(root: string): Promise<DatasetEntry[]> {
+  const { readdirSync, existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { labelFor } = await import('./labels.js');
+  const out: DatasetEntry[] = [];
+  const seen = new Map<string, number>();
+  for (const d of readdirSync(root).sort()) {
+    const dir = join(root, d);
+    if (!existsSync(join(dir, 'probe.json')) || !existsSync(join(dir, 'capture.pcap'))) continue;
+    const p = JSON.parse(readFileSync(join(dir, 'probe.json'), 'utf8'));
+    if (p.status !== 'complete') continue;
+    const protocol = p.origin.serve === 'tcp' ? 'tcp' : 'quic';
+    const k = `${p.origin.name}\t${p.profile.name}\t${p.region}`;
+    const rep = seen.get(k) ?? 0;
+    seen.set(k, rep + 1);
+    const target = { origin: p.origin.name, protocol, stack: protocol === 'tcp' ? 'tcp' : p.origin.stack, cca: p.origin.cca, label: labelFor(protocol, p.origin.cca), host: '' } as const;
+    const e = await entryFromProbe({ target, region: p.region, profile: p.profile, path: '', rep, result: p });
+    if (e) out.push({ ...e, dir });
+  }
+  return out;
+}

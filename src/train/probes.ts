@@ -1,0 +1,63 @@
+/**
+ * Runs many probes against a running lab with a small worker pool. Each probe builds its own
+ * topology, so a few run concurrently; more than ~3 at once only adds CPU contention on small
+ * hosts, which distorts timing (and therefore BiF).
+ */
+import type { RunningLab } from '../lab/state.js';
+import { probeOnce, resolveProbeTarget, type ProbeResult } from '../probe/probe.js';
+import type { Profile } from '../shaper/profile.js';
+import { labelFor, type LabTarget } from './labels.js';
+
+export interface ProbeJob {
+  target: LabTarget;
+  region: string;
+  profile: Profile;
+  path: string;
+  rep: number;
+}
+
+export interface ProbeOutcome extends ProbeJob {
+  result: ProbeResult | null;
+  error?: string;
+}
+
+/** Every bulk origin in the lab for one region: tcp-<cca>, quinn-<cc>, aioquic-<cc>. */
+export function labTargets(lab: RunningLab, region: string, only?: string[]): LabTarget[] {
+  const out: LabTarget[] = [];
+  for (const o of lab.origins) {
+    if (o.region !== region || !/^(tcp|quinn|aioquic|quiche)-/.test(o.name)) continue;
+    if (only && !only.includes(o.name)) continue;
+    const protocol = o.serve === 'tcp' ? 'tcp' : 'quic';
+    out.push({ origin: o.name, protocol, stack: protocol === 'tcp' ? 'tcp' : (o.stack ?? 'quic'), cca: o.cca, label: labelFor(protocol, o.cca), host: o.hosts[0] });
+  }
+  return out.sort((a, b) => a.origin.localeCompare(b.origin));
+}
+
+export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  return out;
+}
+
+export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: { outDir: string; concurrency?: number; progress?: (m: string) => void }): Promise<ProbeOutcome[]> {
+  const say = opts.progress ?? (() => {});
+  let done = 0;
+  return runPool(jobs, opts.concurrency ?? 3, async (job) => {
+    try {
+      const t = resolveProbeTarget(lab, `https://${job.target.host}${job.path}`, job.region);
+      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds: 90 });
+      say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name} ${job.region} #${job.rep}: ${result.status} ${result.seconds.toFixed(1)} s${result.error ? ` (${result.error})` : ''}`);
+      return { ...job, result, ...(result.status === 'complete' ? {} : { error: result.error ?? 'incomplete' }) };
+    } catch (e) {
+      say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name}: failed: ${(e as Error).message}`);
+      return { ...job, result: null, error: (e as Error).message };
+    }
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * `ccbrowse lab train`: probe every lab controller under both nebby profiles (in every region
+ * given), trace the captures, keep the labelled series (build/train/), train the model and write
+ * it (models/ccbrowse-model.json, provenance 'lab').
+ */
+import { existsSync } from 'node:fs';
+import { trainModel, saveModel, type Model } from '../classify/index.js';
+import type { RunningLab } from '../lab/state.js';
+import { loadProfile } from '../shaper/profile.js';
+import { entryFromProbe, labelledFrom, loadDataset, saveDataset, type DatasetEntry } from './dataset.js';
+import { labTargets, runProbes, type ProbeJob } from './probes.js';
+
+export interface CollectOptions {
+  regions: string[];
+  profiles: string[];
+  runs: number;
+  bytes: number;
+  concurrency: number;
+  outDir: string;
+  only?: string[];
+  progress?: (m: string) => void;
+}
+
+/** Probes and traces: returns one dataset entry per completed probe with a usable flow. */
+export async function collect(lab: RunningLab, o: CollectOptions): Promise<DatasetEntry[]> {
+  const profiles = await Promise.all(o.profiles.map((p) => loadProfile(p)));
+  const jobs: ProbeJob[] = [];
+  // Interleave controllers so an interrupted run still covers every class.
+  for (let rep = 0; rep < o.runs; rep++)
+    for (const region of o.regions)
+      for (const target of labTargets(lab, region, o.only))
+        for (const profile of profiles) jobs.push({ target, region, profile, path: `/bytes/${o.bytes}`, rep });
+  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress });
+  const entries: DatasetEntry[] = [];
+  for (const out of outcomes) {
+    try {
+      const e = await entryFromProbe(out);
+      if (e) entries.push(e);
+    } catch (err) {
+      o.progress?.(`trace failed for ${out.result?.dir}: ${(err as Error).message}`);
+    }
+  }
+  return entries;
+}
+
+export interface TrainFromOptions {
+  /** Labels to leave out (hold-one-out). */
+  exclude?: string[];
+  /** Train on these protocols' traces only. */
+  protocols?: Array<'tcp' | 'quic'>;
+  source: string;
+}
+
+export function trainFromEntries(entries: DatasetEntry[], o: TrainFromOptions): Model {
+  const used = entries.filter((e) => !(o.exclude ?? []).includes(e.label) && (!o.protocols || o.protocols.includes(e.protocol)));
+  const version = new Date().toISOString();
+  const origins = [...new Set(used.map((e) => e.origin))].sort();
+  return trainModel(labelledFrom(used), {
+    provenance: 'lab',
+    source: o.source,
+    note: `lab-trained ${version}: ${used.length} traces from ${origins.length} origins (${origins.join(', ')}), profiles ${[...new Set(used.map((e) => e.profile))].join('+')}, regions ${[...new Set(used.map((e) => e.region))].join('+')}${o.exclude?.length ? `; held out ${o.exclude.join(', ')}` : ''}`,
+  });
+}
+
+export interface LabTrainOptions extends CollectOptions {
+  datasetPath: string;
+  modelPath: string;
+  /** Reuse the saved dataset instead of probing (retrain only). */
+  fromDataset?: boolean;
+  /** Append new probes to an existing dataset instead of replacing it. */
+  append?: boolean;
+  protocols?: Array<'tcp' | 'quic'>;
+}
+
+export async function labTrain(lab: RunningLab | undefined, o: LabTrainOptions): Promise<{ model: Model; entries: DatasetEntry[] }> {
+  let entries: DatasetEntry[];
+  if (o.fromDataset) entries = loadDataset(o.datasetPath).entries;
+  else {
+    if (!lab) throw new Error('the lab is not running');
+    const fresh = await collect(lab, o);
+    entries = o.append && existsSync(o.datasetPath) ? [...loadDataset(o.datasetPath).entries, ...fresh] : fresh;
+    saveDataset(o.datasetPath, entries);
+  }
+  const model = trainFromEntries(entries, { source: o.datasetPath, protocols: o.protocols });
+  saveModel(model, o.modelPath);
+  return { model, entries };
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { atOrBefore, compareBif, readGroundTruth } from '../../../src/validate/bif-accuracy.js';
+
+describe('atOrBefore', () => {
+  it('finds the last sample at or before a time', () => {
+    const t = [1, 2, 2, 5];
+    expect(atOrBefore(t, 0.5)).toBe(-1);
+    expect(atOrBefore(t, 2)).toBe(2);
+    expect(atOrBefore(t, 4.9)).toBe(2);
+    expect(atOrBefore(t, 9)).toBe(3);
+  });
+});
+
+describe('compareBif', () => {
+  // A step function estimate: 10000 bytes from t=100, 20000 from t=101.
+  const est = { t: [100, 101, 102], bytes: [10000, 20000, 0] };
+
+  it('is exact when the truth, shifted by the one-way delay, matches the step function', () => {
+    const truth = { t: [99.995, 100.5, 100.996], bytes: [10000, 10000, 20000] };
+    const r = compareBif(est, truth, { shiftSeconds: 0.005 });
+    expect(r.samples).toBe(3);
+    expect(r.mape).toBe(0);
+    expect(r.within).toBe(1);
+  });
+
+  it('without the shift the sample before the step is compared and misses', () => {
+    const truth = { t: [100.996], bytes: [20000] };
+    expect(compareBif(est, truth, { shiftSeconds: 0 }).within).toBe(0);
+    expect(compareBif(est, truth, { shiftSeconds: 0.005 }).within).toBe(1);
+  });
+
+  it('skips truth below the floor and samples outside the flow', () => {
+    const truth = { t: [99, 100.2, 100.3, 105], bytes: [5000, 500, 10400, 20000] };
+    const r = compareBif(est, truth, { shiftSeconds: 0, floorBytes: 1448 });
+    expect(r.skippedOutside).toBe(2);
+    expect(r.skippedSmall).toBe(1);
+    expect(r.samples).toBe(1);
+    expect(r.mape).toBeCloseTo((400 / 10400) * 100, 6);
+    expect(r.within).toBe(1); // 3.8% < 5%
+    expect(r.meanSignedError).toBe(-400);
+  });
+
+  it('counts a 10% error outside 5% but inside one MSS', () => {
+    const r = compareBif(est, { t: [100.5], bytes: [11000] }, { shiftSeconds: 0 });
+    expect(r.within).toBe(0);
+    expect(r.withinOneSegment).toBe(1);
+  });
+});
+
+describe('readGroundTruth', () => {
+  it('reads a field, derives pipe bytes, skips nulls and torn lines, sorts by time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gt-'));
+    const p = join(dir, 'ground-truth.jsonl');
+    writeFileSync(p, [
+      JSON.stringify({ t: 2, remote: '1.2.3.4:5', mss: 1448, inflight_bytes: 8688, inflight_pkts: 4, bytes_in_flight: null }),
+      JSON.stringify({ t: 1, remote: '1.2.3.4:5', mss: 1448, inflight_bytes: 2896, inflight_pkts: 2, bytes_in_flight: 7 }),
+      '{"t": 3, "inflight_',
+    ].join('\n'));
+    expect(readGroundTruth(p, 'inflight_bytes')).toMatchObject({ t: [1, 2], bytes: [2896, 8688], mss: 1448 });
+    expect(readGroundTruth(p, 'pipe_bytes').bytes).toEqual([2896, 5792]);
+    expect(readGroundTruth(p, 'bytes_in_flight').bytes).toEqual([7]);
+  });
+});
