@@ -7,4 +7,8 @@ export default defineProfile({
   rateKbit: 200,
   delayMs: 100,
   buffer: { bdp: 2 },
+  // As Nebby's scripts: small TCP segments (tens of packets in flight at 200 kbit/s instead
+  // of 3-7) and no SACK.
+  tcpMss: 100,
+  sack: false,
 });

@@ -10,6 +10,7 @@ import { registerShaper } from './shaper.js';
 import { registerLab } from './lab.js';
 import { registerProbe } from './probe.js';
 import { registerRun } from './run.js';
+import { registerAnalysis } from './train.js';
 
 const program = new Command();
 program
@@ -24,6 +25,7 @@ registerShaper(program);
 registerLab(program);
 registerProbe(program);
 registerRun(program);
+registerAnalysis(program);
 
 program
   .command('reap')

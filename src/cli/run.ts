@@ -71,7 +71,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (dir: string, opts: { model?: string; json?: boolean }) => {
       const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
-      const r = await analyzeRunDir(dir, { modelPath: opts.model, profiles: run.profiles.map((p) => p.name), runId: run.runId });
+      const r = await analyzeRunDir(dir, { modelPath: opts.model, profiles: run.profiles.map((p) => p.name), runId: run.runId, lab: run.mode === 'lab' });
       console.log(opts.json ? JSON.stringify(r.summary, null, 2) : table(r.summary));
     });
 }

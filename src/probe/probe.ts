@@ -136,8 +136,8 @@ export function extractGroundTruth(source: string, t0: number, t1: number, runAd
   let text = '';
   try { text = readFileSync(source, 'utf8'); } catch { /* no samples yet */ }
   const kept = text.split('\n').filter((line) => {
-    const t = Number(/"t":([0-9.]+)/.exec(line)?.[1]);
-    return t >= t0 && t <= t1 && line.includes(`"remote":"${runAddr}:`);
+    const t = Number(/"t":\s*([0-9.]+)/.exec(line)?.[1]);
+    return t >= t0 && t <= t1 && new RegExp(`"remote":\\s*"${runAddr.replace(/\./g, '\\.')}:`).test(line);
   });
   writeFileSync(dest, kept.join('\n') + (kept.length ? '\n' : ''));
   return kept.length;

@@ -60,14 +60,14 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
   return null;
 }
 
-export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[]): Promise<ProfileAnalysis> {
+export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[], opts: { lab?: boolean } = {}): Promise<ProfileAnalysis> {
   const warnings: string[] = [];
   const trace = await traceFile(join(dir, ARTIFACTS.pcap), { clientIps: [ADDR.client, ADDR.client6] });
   warnings.push(...trace.warnings);
   let endpoints = new Map<number, NetLogEndpoint>();
   try { endpoints = readNetLog(join(dir, ARTIFACTS.netlog)); } catch (err) { warnings.push(`NetLog unusable: ${(err as Error).message}`); }
   const requests: CdpRequest[] = existsSync(join(dir, REQUESTS_FILE)) ? JSON.parse(readFileSync(join(dir, REQUESTS_FILE), 'utf8')) as CdpRequest[] : [];
-  const corr = correlate(requests, endpoints, trace.flows, rules);
+  const corr = correlate(requests, endpoints, trace.flows, rules, opts);
   const fid = (f: FlowResult) => `${profile}:${f.id}`;
 
   const flows: FlowRecord[] = [];

@@ -25,7 +25,7 @@ export interface Correlation {
   flowAssets: Map<string, Map<AssetType, number>>;
 }
 
-export function correlate(requests: CdpRequest[], endpoints: Map<number, NetLogEndpoint>, flows: FlowResult[], rules: readonly AssetRule[] = []): Correlation {
+export function correlate(requests: CdpRequest[], endpoints: Map<number, NetLogEndpoint>, flows: FlowResult[], rules: readonly AssetRule[] = [], opts: { lab?: boolean } = {}): Correlation {
   // Index capture flows by client port (+ server address, to be safe across protocols).
   const byPort = new Map<number, FlowResult[]>();
   for (const f of flows) {
@@ -44,7 +44,7 @@ export function correlate(requests: CdpRequest[], endpoints: Map<number, NetLogE
   let total = 0;
   let covered = 0;
   for (const r of requests) {
-    const background = isBrowserBackgroundRequest({ url: r.url, resourceType: r.resourceType, errorText: r.failed ?? undefined });
+    const background = isBrowserBackgroundRequest({ url: r.url, resourceType: r.resourceType, errorText: r.failed ?? undefined }, { lab: opts.lab });
     const type = assetType({ url: r.url, resourceType: r.resourceType, mimeType: r.mimeType }, rules) as AssetType;
     let flow: FlowResult | null = null;
     const ep = r.connectionId !== null ? endpoints.get(r.connectionId) : undefined;

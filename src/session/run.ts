@@ -131,7 +131,9 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       const stats = await capture.stop();
       writeFileSync(join(pdir, 'capture-stats.json'), JSON.stringify(stats));
       if (shaper.delayLine && !shaper.delayLine.isAlive()) incomplete.push(`${profile.name}: the delay line died`);
-      if (session.outcome.status !== 'ok') incomplete.push(`${profile.name}: ${session.outcome.status}: ${session.outcome.detail}`);
+      if (session.outcome.status !== 'ok') {
+        incomplete.push(`${profile.name}: ${session.outcome.status}: ${session.outcome.detail}${session.outcome.error ? ` (${session.outcome.error})` : ''}`);
+      }
       say(`[${profile.name}] ${session.outcome.status}: ${session.outcome.detail}; ${stats.captured} packets captured`);
     } catch (err) {
       incomplete.push(`${profile.name}: ${(err as Error).message}`);
@@ -144,21 +146,21 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   if (!opts.keepKeys) for (const p of profiles) rmSync(join(dir, p.name, ARTIFACTS.keylog), { force: true });
 
   say('analysis: trace, correlate, classify');
-  const result = await analyzeRunDir(dir, { modelPath, rules: opts.scenario.assetRules, profiles: profiles.map((p) => p.name) });
+  const result = await analyzeRunDir(dir, { modelPath, rules: opts.scenario.assetRules, profiles: profiles.map((p) => p.name), lab: opts.mode === 'lab' });
   const status = incomplete.length ? 'incomplete' : 'complete';
   writeRunFiles(dir, { run: runInfo(status, new Date()) });
   return { dir, runId, status, incompleteReason: incomplete.join('; ') || undefined, summary: result.summary, byteCoverage: result.byteCoverage };
 }
 
 /** Analyses (or re-analyses) a run directory's profiles and writes flows/assets/verdicts. */
-export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rules?: Scenario['assetRules']; profiles: string[]; runId?: string }): Promise<{
+export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rules?: Scenario['assetRules']; profiles: string[]; runId?: string; lab?: boolean }): Promise<{
   summary: SummaryRow[]; byteCoverage: Record<string, number>; analyses: ProfileAnalysis[];
 }> {
   const modelPath = opts.modelPath ?? defaultModelPath();
   const model = loadModel(modelPath);
   const analyses: ProfileAnalysis[] = [];
   for (const p of opts.profiles) {
-    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [])); } catch { /* a profile without capture: nothing to analyse */ }
+    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab })); } catch { /* a profile without capture: nothing to analyse */ }
   }
   const runId = opts.runId ?? (JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo).runId;
   writeRunFiles(dir, {

@@ -19,7 +19,7 @@ import { median, quantile } from '../util/stats.js';
 import type { MeasurePlan, MeasureResult } from './check-agent.js';
 import type { DelayBackend } from './backend.js';
 import { applyShaper } from './shaper.js';
-import { bufferBytes, type Profile } from './profile.js';
+import { bufferBytes, tcpPayloadBytes, type Profile } from './profile.js';
 
 export const TOLERANCE = {
   rttMedianMs: 1,
@@ -62,9 +62,8 @@ export interface ShaperCheckOptions {
 }
 
 /** Goodput a TCP flow can reach through a link of `rateKbit` counted on Ethernet frames. */
-export function expectedTcpGoodputKbit(rateKbit: number, mtu: number): number {
-  const payload = mtu - 20 - 32; // IPv4 + TCP with timestamps
-  return (rateKbit * payload) / (payload + 20 + 32 + 14);
+export function expectedTcpGoodputKbit(rateKbit: number, payload: number): number {
+  return (rateKbit * payload) / (payload + 20 + 32 + 14); // IPv4 + TCP with timestamps + Ethernet
 }
 
 /** Mean goodput (kbit/s) of a flow over the samples after the warm-up. */
@@ -153,7 +152,7 @@ function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureRes
   const p = opts.profile;
   const addedRtt = 2 * p.delayMs;
   const limit = bufferBytes(p);
-  const expectedGoodput = expectedTcpGoodputKbit(p.rateKbit, p.clientMtu);
+  const expectedGoodput = expectedTcpGoodputKbit(p.rateKbit, tcpPayloadBytes(p));
   const alone = m.flows.filter((f) => f.phase === 'alone').map((f) => goodputKbit(f.samples, warmup));
   const concurrent = m.flows.filter((f) => f.phase === 'concurrent').map((f) => goodputKbit(f.samples, warmup));
   const rttMedian = median(m.probeRttMs);

@@ -30,6 +30,15 @@ export const profileSchema = z
     queue: z.enum(['per-flow', 'shared']).default('per-flow'),
     /** MTU of the client's link (Nebby shrinks it to get more packets per trace). */
     clientMtu: z.number().int().min(576).max(9000).default(1500),
+    /**
+     * Clamp the TCP MSS the client advertises (bytes). Nebby shrinks segments (its scripts set
+     * the client MTU to 100) so a low-rate window holds tens of packets, not 3-7: a sender's
+     * curve is then visible in bytes in flight. Done on the SYN, so QUIC (>= 1200-byte
+     * datagrams) is unaffected. Unset = the link's MTU decides.
+     */
+    tcpMss: z.number().int().min(64).max(9000).optional(),
+    /** TCP SACK offered by the client (Nebby turns it off: bytes in flight are then exact from the ACKs). */
+    sack: z.boolean().default(true),
     /** How many per-flow queues to prepare; later flows reuse queues round-robin. */
     maxFlows: z.number().int().min(1).max(4096).default(1024),
   })
@@ -49,6 +58,12 @@ export const ETHERNET_HEADER_BYTES = 14;
 /** Bandwidth-delay product in bytes, using the added RTT (2 x one-way delay). */
 export function bdpBytes(p: Pick<Profile, 'rateKbit' | 'delayMs'>): number {
   return (p.rateKbit * 1000 * (2 * p.delayMs) / 1000) / 8;
+}
+
+/** TCP payload bytes per full segment (TCP timestamps take 12 bytes of the MSS). */
+export function tcpPayloadBytes(p: Pick<Profile, 'clientMtu' | 'tcpMss'>): number {
+  const mss = Math.min(p.tcpMss ?? Infinity, p.clientMtu - 40);
+  return mss - 12;
 }
 
 /** Queue limit in bytes; never below one full frame, or nothing could pass. */

@@ -82,6 +82,14 @@ export async function applyShaper(stack: CleanupStack, topo: Topology, profile: 
     }
   }
 
+  if (profile.tcpMss) {
+    // Clamp on the client's SYN as it passes: both ends then use segments of this size.
+    const rule = ['FORWARD', '-p', 'tcp', '--tcp-flags', 'SYN,RST', 'SYN', '-j', 'TCPMSS', '--set-mss', String(profile.tcpMss)];
+    stack.push({ kind: 'iptables', binary: 'iptables', netns: ns, table: 'mangle', rule });
+    await run('ip', ['netns', 'exec', ns, 'iptables', '-w', '-t', 'mangle', '-I', ...rule]);
+  }
+  if (!profile.sack) await run('ip', ['netns', 'exec', topo.clientNs, 'sysctl', '-qw', 'net.ipv4.tcp_sack=0']);
+
   let delayLine: DelayLine | undefined;
   if (profile.delayMs > 0 && backend === 'nfqueue') {
     const queueNum = opts.queueNum ?? 0;

@@ -121,7 +121,7 @@ export function compareBif(estimate: TimedSeries, truth: TimedSeries, opts: Accu
 }
 
 /** Which ground-truth field is the sender's bytes in flight. */
-export type TruthField = 'inflight_bytes' | 'pipe_bytes' | 'bytes_in_flight' | 'bytes_in_flight_at_ack';
+export type TruthField = 'inflight_bytes' | 'unsacked_bytes' | 'pipe_bytes' | 'bytes_in_flight' | 'bytes_in_flight_at_ack';
 
 /**
  * TCP has two notions of in flight. `inflight_bytes` = snd_nxt - snd_una (what Nebby's BiF
@@ -130,6 +130,13 @@ export type TruthField = 'inflight_bytes' | 'pipe_bytes' | 'bytes_in_flight' | '
  * it subtracts SACKed bytes; the two differ only during loss recovery.
  */
 function fieldValue(o: Record<string, unknown>, field: TruthField): unknown {
+  // snd_nxt - snd_una minus what the receiver reported holding (SACK blocks, or one segment
+  // per duplicate ACK without SACK: the kernel's sacked_out): exactly the quantity the
+  // capture-side estimate defines, and the sender's own count, read from tcp_info.
+  if (field === 'unsacked_bytes') {
+    return typeof o.inflight_bytes === 'number' && typeof o.sacked === 'number' && typeof o.mss === 'number'
+      ? o.inflight_bytes - o.sacked * o.mss : undefined;
+  }
   if (field !== 'pipe_bytes') return o[field];
   return typeof o.inflight_pkts === 'number' && typeof o.mss === 'number' ? o.inflight_pkts * o.mss : undefined;
 }

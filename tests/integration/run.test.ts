@@ -1,0 +1,81 @@
+/**
+ * End to end: real Chromium in the client namespace, real lab origins behind the
+ * bottleneck, a real capture; every asset tied to its flow; bad scenarios end as labelled
+ * outcomes with their data kept and nothing left behind.
+ */
+import { existsSync, readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CleanupStack } from '../../src/net/cleanup.js';
+import { loadLabConfig } from '../../src/lab/config.js';
+import { startLab } from '../../src/lab/lab.js';
+import type { RunningLab } from '../../src/lab/state.js';
+import { loadScenario } from '../../src/scenario/load.js';
+import { runScenarioSession } from '../../src/session/run.js';
+import { readRunDir } from '../../src/results/read.js';
+import { isRoot, listNamespaces } from '../helpers/system.js';
+
+describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
+  const stack = new CleanupStack(`test-run-${process.pid}`);
+  let lab: RunningLab;
+  const out = mkdtempSync(join(tmpdir(), 'ccb-runs-'));
+  const nsBefore = listNamespaces();
+
+  beforeAll(async () => {
+    lab = { ...(await startLab(stack, await loadLabConfig('tests/fixtures/labs/small.ts'))), pid: process.pid };
+  }, 300_000);
+  afterAll(async () => { await stack.unwind(); }, 120_000);
+
+  const run = async (file: string, profiles = ['nebby-50']) => runScenarioSession({
+    scenario: await loadScenario(file), scenarioFile: file, mode: 'lab', lab, region: 'local', profiles, outDir: out,
+  });
+
+  it('VOD with mixed origins: every asset tied to a flow, video on the media origin, images over HTTP/3', async () => {
+    const o = await run('scenarios/lab/vod.ts');
+    expect(o.status, o.incompleteReason).toBe('complete');
+    expect(o.byteCoverage['nebby-50']).toBeGreaterThanOrEqual(0.99);
+    const media = o.summary.find((r) => r.host === 'media.lab.ccb.test')!;
+    expect(media.assetTypes).toContain('video');
+    expect(media.protocol).toBe('tcp');
+    const img = o.summary.find((r) => r.host === 'img.lab.ccb.test');
+    expect(img?.protocol).toBe('quic');
+    const data = readRunDir(o.dir);
+    expect(data.run.status).toBe('complete');
+    // Every non-background asset names its flow, and that flow exists in flows.json.
+    const flowIds = new Set(data.flows.map((f) => f.id));
+    for (const a of data.assets) expect(a.flowId === null || flowIds.has(a.flowId)).toBe(true);
+    // The HAR is kept, and an annotated copy names each entry's flow.
+    const har = JSON.parse(readFileSync(join(o.dir, 'nebby-50', 'session.ccb.har'), 'utf8')) as { log: { entries: { _ccbrowse: { flowId: string | null } }[] } };
+    expect(har.log.entries.length).toBeGreaterThan(5);
+    expect(har.log.entries.filter((e) => e._ccbrowse.flowId).length / har.log.entries.length).toBeGreaterThan(0.9);
+    // The key log is secret material: gone unless --keep-keys.
+    expect(existsSync(join(o.dir, 'nebby-50', 'keylog.txt'))).toBe(false);
+  }, 300_000);
+
+  it('a scenario that throws: incomplete, reason recorded, capture kept', async () => {
+    const o = await run('tests/fixtures/scenarios/throws.ts');
+    expect(o.status).toBe('incomplete');
+    expect(o.incompleteReason).toMatch(/steps-failed.*scripted failure/);
+    expect(existsSync(join(o.dir, 'nebby-50', 'capture.pcap'))).toBe(true);
+    const data = readRunDir(o.dir);
+    expect(data.run.status).toBe('incomplete');
+    expect(data.flows.length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('a site that never answers: navigation-failed outcome, run still written', async () => {
+    const o = await run('tests/fixtures/scenarios/never-answers.ts');
+    expect(o.status).toBe('incomplete');
+    expect(o.incompleteReason).toMatch(/navigation-failed/);
+    expect(readRunDir(o.dir).run.status).toBe('incomplete');
+  }, 180_000);
+
+  it('a renderer crash: labelled outcome, data kept, no leftovers', async () => {
+    const o = await run('tests/fixtures/scenarios/crashes.ts');
+    expect(o.status).toBe('incomplete');
+    expect(o.incompleteReason).toMatch(/crash/i);
+    expect(existsSync(join(o.dir, 'nebby-50', 'capture.pcap'))).toBe(true);
+    const runNs = listNamespaces().filter((n) => n.startsWith('ccb-') && !n.startsWith('ccb-lab-') && !nsBefore.includes(n));
+    expect(runNs).toEqual([]);
+  }, 180_000);
+});
