@@ -20,16 +20,25 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
+/**
+ * An executable that starts the system Chromium inside `netns` (for Playwright's
+ * executablePath) and writes the browser's pid to `pidFile`.
+ */
+export function namespaceChromium(stack: CleanupStack, netns: string): { path: string; pidFile: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'ccb-browser-'));
+  const pidFile = join(dir, 'pid');
+  const path = join(dir, 'chromium-in-netns');
+  stack.push({ kind: 'file', path: dir });
+  // exec keeps the pid: the recorded pid is Chromium's own.
+  writeFileSync(path, `#!/bin/sh\necho $$ > '${pidFile}'\nexec ip netns exec '${netns}' '${CHROMIUM_PATH}' "$@"\n`);
+  chmodSync(path, 0o755);
+  return { path, pidFile, dir };
+}
+
 export async function launchInNamespace(stack: CleanupStack, opts: {
   netns: string; args: string[]; headless?: boolean; env?: Record<string, string>; timeoutMs?: number;
 } & Pick<LaunchOptions, 'timeout'>): Promise<LaunchedBrowser> {
-  const dir = mkdtempSync(join(tmpdir(), 'ccb-browser-'));
-  const pidFile = join(dir, 'pid');
-  const wrapper = join(dir, 'chromium-in-netns');
-  stack.push({ kind: 'file', path: dir });
-  // exec keeps the pid: the recorded pid is Chromium's own.
-  writeFileSync(wrapper, `#!/bin/sh\necho $$ > '${pidFile}'\nexec ip netns exec '${opts.netns}' '${CHROMIUM_PATH}' "$@"\n`);
-  chmodSync(wrapper, 0o755);
+  const { path: wrapper, pidFile, dir } = namespaceChromium(stack, opts.netns);
   const browser = await chromium.launch({
     executablePath: wrapper,
     headless: opts.headless ?? true,

@@ -95,6 +95,9 @@ export async function connectRunToLab(stack: CleanupStack, opts: { runId: string
   await disableOffloads(opts.upstreamNs, 'lab0');
   await run('ip', ['-n', opts.routerNs, 'addr', 'add', `${routerAddr}/30`, 'dev', routerDev]);
   await run('ip', ['-n', opts.routerNs, 'link', 'set', routerDev, 'up']);
+  // No IPv6 link-local on this link: its late appearance would make browsers in the
+  // namespace abort with ERR_NETWORK_CHANGED.
+  await run('ip', ['-n', opts.upstreamNs, 'link', 'set', 'lab0', 'addrgenmode', 'none']);
   await run('ip', ['-n', opts.upstreamNs, 'addr', 'add', `${runAddr}/30`, 'dev', 'lab0']);
   await run('ip', ['-n', opts.upstreamNs, 'link', 'set', 'lab0', 'up']);
   await run('ip', ['-n', opts.upstreamNs, 'route', 'add', LAB_ORIGIN_BLOCK, 'via', routerAddr]);

@@ -77,8 +77,12 @@ export async function undo(r: Resource): Promise<void> {
     case 'file':
       await run('rm', ['-rf', '--', r.path], { allowFailure: true });
       return;
-    case 'bpf-struct-ops':
-      await run('bpftool', ['struct_ops', 'unregister', 'name', r.name], { allowFailure: true });
+    case 'bpf-struct-ops': {
+      // Shared across runs and labs: unregister only when no live user, namespace default or
+      // socket still uses it (src/lab/cca.ts keeps that bookkeeping).
+      const { unregisterIfUnused } = await import('../lab/cca.js');
+      await unregisterIfUnused(r.name).catch(() => undefined);
       return;
+    }
   }
 }

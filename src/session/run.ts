@@ -17,6 +17,10 @@ import { connectRunToLab } from '../lab/network.js';
 import { regionHostMap } from '../lab/lab.js';
 import type { RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
+import { startCallPeer } from '../lab/sites/call-peer.js';
+import { namespaceChromium } from '../browser/launch.js';
+import { processStartTime, undo } from '../net/resources.js';
+import { labUrl } from '../scenario/lab.js';
 import type { LabContext } from '../scenario/lab.js';
 import type { Scenario } from '../scenario/schema.js';
 import { fuseProfiles } from '../classify/index.js';
@@ -119,6 +123,22 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
           '--autoplay-policy=no-user-gesture-required', ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
       }
       const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(pdir, ARTIFACTS.pcap) });
+      if (opts.mode === 'lab' && opts.scenario.kind === 'call') {
+        // The far end of the call: a second Chromium with a fake camera beyond the bottleneck
+        // (in the run's upstream namespace), joined through the lab's signalling origin.
+        const lab = opts.lab!;
+        const wrapper = namespaceChromium(stack, topo.upstreamNs);
+        const room = `room-${topo.runId}`;
+        labCtx = { ...labCtx!, callRoom: room };
+        const peer = await startCallPeer({
+          callPageUrl: labUrl(labCtx, 'www', '/call/'), room, executablePath: wrapper.path,
+          chromiumArgs: labChromiumArgs({ hosts: regionHostMap(lab, opts.region), spki: [lab.certs.spki], fakeMedia: true }),
+        });
+        const peerPid = Number(readFileSync(wrapper.pidFile, 'utf8').trim());
+        const peerProc = { kind: 'process' as const, pid: peerPid, startTime: processStartTime(peerPid) ?? '', what: 'call peer chromium' };
+        stack.push(peerProc, async () => { await Promise.race([peer.stop(), new Promise((r) => setTimeout(r, 5000))]); await undo(peerProc); });
+        say(`[${profile.name}] call peer joined room ${room}`);
+      }
       say(`[${profile.name}] browser: ${opts.scenario.startUrl}`);
       const t0 = Date.now();
       const session = await runBrowserSession(stack, {
@@ -195,8 +215,9 @@ export function summarize(analyses: ProfileAnalysis[]): SummaryRow[] {
     const fused = verdicts.length > 1 ? fuseProfiles(verdicts) : verdicts[0];
     return {
       host, assetTypes: [...h.types].sort(), protocol: h.protocol, flows: h.flows,
-      label: h.protocol === 'udp-rtp' ? 'WebRTC media' : fused?.label ?? 'Unknown',
-      confidence: fused?.confidence ?? 0, reason: fused?.reason ?? 'no classifiable flow',
+      ...(h.protocol === 'udp-rtp'
+        ? { label: 'WebRTC media', confidence: 1, reason: 'RTP/SRTP media of a call (no TCP-like window to read)' }
+        : { label: fused?.label ?? 'Unknown', confidence: fused?.confidence ?? 0, reason: fused?.reason ?? 'no classifiable flow' }),
     };
   }).sort((a, b) => a.host.localeCompare(b.host));
 }

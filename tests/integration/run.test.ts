@@ -53,6 +53,17 @@ describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
     expect(existsSync(join(o.dir, 'nebby-50', 'keylog.txt'))).toBe(false);
   }, 300_000);
 
+  it('a video call: media flows both ways are recognised as WebRTC media, not forced into a TCP class', async () => {
+    const o = await run('scenarios/lab/call.ts', ['video']);
+    expect(o.status, o.incompleteReason).toBe('complete');
+    const media = o.summary.filter((r) => r.protocol === 'udp-rtp');
+    expect(media.length).toBeGreaterThan(0);
+    for (const m of media) expect(m.label).toBe('WebRTC media');
+    const data = readRunDir(o.dir);
+    const rtp = data.flows.filter((f) => f.protocol === 'udp-rtp');
+    expect(rtp.some((f) => f.bytes.down > 50_000 && f.bytes.up > 50_000)).toBe(true);
+  }, 300_000);
+
   it('a scenario that throws: incomplete, reason recorded, capture kept', async () => {
     const o = await run('tests/fixtures/scenarios/throws.ts');
     expect(o.status).toBe('incomplete');

@@ -47,7 +47,13 @@ export async function startCallPeer(opts: CallPeerOptions): Promise<CallPeer> {
   const browser: Browser = await chromium.launch({ executablePath: opts.executablePath ?? CHROMIUM_PATH, headless: true, args });
   try {
     const page = await browser.newPage();
-    await page.goto(url.href);
+    // A namespace whose links just came up may still be settling its IPv6 link-local
+    // addresses: Chromium then aborts with ERR_NETWORK_CHANGED. One retry covers it.
+    await page.goto(url.href).catch(async (err: Error) => {
+      if (!/ERR_NETWORK_CHANGED/.test(err.message)) throw err;
+      await new Promise((r) => setTimeout(r, 1500));
+      await page.goto(url.href);
+    });
     await page.waitForFunction(() => (window as unknown as { __ccb?: { signaling?: string } }).__ccb?.signaling === 'open', undefined, {
       timeout: opts.joinTimeoutMs ?? 20_000,
     });
