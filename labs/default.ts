@@ -19,8 +19,8 @@ export default defineLab({
   ],
   regions: [
     { name: 'local', rttMs: 0 },
-    { name: 'near', rttMs: 10 },
+    { name: 'near', rttMs: 10, jitterMs: 1 },
     // A far region where the video origin serves CUBIC instead of BBR.
-    { name: 'far', rttMs: 150, cca: { media: 'cubic' } },
+    { name: 'far', rttMs: 150, jitterMs: 5, cca: { media: 'cubic' } },
   ],
 });

@@ -93,6 +93,12 @@ struct delayline {
 	int fd;
 	unsigned queue_num;
 	int64_t delay_ns;
+	/* Jitter: each packet gets an extra uniform 0..jitter_ns, but never leaves before the
+	 * packet ahead of it (a path's jitter does not reorder a FIFO link), so the ring stays a
+	 * FIFO. Seeded: the same seed gives the same delays for the same arrivals. */
+	int64_t jitter_ns;
+	uint64_t rng;
+	int64_t last_release_ns;
 	int64_t now_read_ns;         /* when the message being handled was read */
 	int64_t real_minus_mono_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at that read */
 	int last_packet_stamped;     /* the newest packet's arrival came from the kernel */
@@ -133,7 +139,7 @@ static struct timespec ns_to_timespec(int64_t ns)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ccb-delayline --queue-num N --delay-us D [--queue-maxlen 10000] [--rcvbuf-bytes 8388608]\n"
+		"usage: ccb-delayline --queue-num N --delay-us D [--jitter-us J [--seed S]] [--queue-maxlen 10000] [--rcvbuf-bytes 8388608]\n"
 		"                     [--no-kernel-timestamps]\n"
 		"Holds every packet of NFQUEUE N for D microseconds, then accepts it (FIFO).\n"
 		"Delay counts from the kernel's receive stamp unless --no-kernel-timestamps (then: from our read).\n"
@@ -229,6 +235,14 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	struct held_packet *slot = &r->slots[(r->head + r->count) % r->capacity];
 	slot->id = id;
 	slot->release_ns = arrival_ns(dl, nfa) + dl->delay_ns;
+	if (dl->jitter_ns > 0) {
+		/* xorshift64*: cheap, and good enough for a delay distribution. */
+		dl->rng ^= dl->rng >> 12; dl->rng ^= dl->rng << 25; dl->rng ^= dl->rng >> 27;
+		uint64_t x = dl->rng * 0x2545F4914F6CDD1DULL;
+		slot->release_ns += (int64_t)(x % (uint64_t)(dl->jitter_ns + 1));
+		if (slot->release_ns < dl->last_release_ns) slot->release_ns = dl->last_release_ns;
+		dl->last_release_ns = slot->release_ns;
+	}
 	r->count++;
 	if (r->count > dl->stats.max_held) dl->stats.max_held = r->count;
 	return 0;
@@ -414,7 +428,7 @@ static int run_loop(struct delayline *dl)
 
 int main(int argc, char **argv)
 {
-	uint64_t queue_num = UINT64_MAX, delay_us = UINT64_MAX, maxlen = 10000, rcvbuf = 8u << 20;
+	uint64_t queue_num = UINT64_MAX, delay_us = UINT64_MAX, maxlen = 10000, rcvbuf = 8u << 20, jitter_us = 0, seed = 1;
 	int kernel_stamps = 1;
 	static const struct option options[] = {
 		{ "queue-num", required_argument, NULL, 'q' },
@@ -422,11 +436,13 @@ int main(int argc, char **argv)
 		{ "queue-maxlen", required_argument, NULL, 'm' },
 		{ "rcvbuf-bytes", required_argument, NULL, 'r' },
 		{ "no-kernel-timestamps", no_argument, NULL, 'n' },
+		{ "jitter-us", required_argument, NULL, 'j' },
+		{ "seed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int opt;
-	while ((opt = getopt_long(argc, argv, "q:d:m:r:nh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:d:m:r:nj:s:h", options, NULL)) != -1) {
 		int bad = 0;
 		switch (opt) {
 		case 'q': bad = parse_u64(optarg, 65535, &queue_num); break;
@@ -434,12 +450,14 @@ int main(int argc, char **argv)
 		case 'm': bad = parse_u64(optarg, 10000000, &maxlen) || maxlen == 0; break;
 		case 'r': bad = parse_u64(optarg, INT_MAX / 2, &rcvbuf) || rcvbuf < 65536; break;
 		case 'n': kernel_stamps = 0; break;
+		case 'j': bad = parse_u64(optarg, 60ULL * 1000000ULL, &jitter_us); break;
+		case 's': bad = parse_u64(optarg, UINT64_MAX - 1, &seed); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_BAD_ARGS;
 		}
 		if (bad) {
 			fprintf(stderr, "ccb-delayline: invalid value for --%s: '%s'\n",
-				opt == 'q' ? "queue-num" : opt == 'd' ? "delay-us" : opt == 'm' ? "queue-maxlen" : "rcvbuf-bytes",
+				opt == 'q' ? "queue-num" : opt == 'd' ? "delay-us" : opt == 'm' ? "queue-maxlen" : opt == 'j' ? "jitter-us" : opt == 's' ? "seed" : "rcvbuf-bytes",
 				optarg);
 			return EXIT_BAD_ARGS;
 		}
@@ -455,7 +473,8 @@ int main(int argc, char **argv)
 		return EXIT_NOT_ROOT;
 	}
 
-	struct delayline dl = { .queue_num = (unsigned)queue_num, .delay_ns = (int64_t)delay_us * 1000 };
+	struct delayline dl = { .queue_num = (unsigned)queue_num, .delay_ns = (int64_t)delay_us * 1000,
+				.jitter_ns = (int64_t)jitter_us * 1000, .rng = seed ? seed : 1 };
 	dl.read_batch_ns = dl.delay_ns / 4 < READ_BATCH_NS ? dl.delay_ns / 4 : READ_BATCH_NS;
 	dl.use_kernel_stamps = kernel_stamps;
 	dl.ring.capacity = (size_t)maxlen + 64;

@@ -38,6 +38,8 @@ export const regionSchema = z.object({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,15}$/, 'lower-case letters, digits and "-", at most 16 characters'),
   /** Base RTT added between the bottleneck and this region's servers (half each way). */
   rttMs: z.number().min(0).max(2000).default(0),
+  /** Extra delay per packet, uniform 0..jitterMs each way, without reordering. */
+  jitterMs: z.number().min(0).max(500).default(0),
   /** Optional per-region congestion controller override, by origin name (amazon.com served BBR except in Mumbai). */
   cca: z.record(z.string(), z.string()).default({}),
   /** Origins present in this region (default: all). */

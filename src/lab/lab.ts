@@ -40,7 +40,7 @@ export interface LabState {
   labId: string;
   name: string;
   routerNs: string;
-  regions: { name: string; rttMs: number; index: number }[];
+  regions: { name: string; rttMs: number; jitterMs: number; index: number }[];
   origins: LabOriginState[];
   certs: { ca: string; cert: string; key: string; spki: string };
   sitesRoot: string;
@@ -103,7 +103,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
   origins.sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }));
   return {
     schemaVersion: 1, labId, name: cfg.name, routerNs: net.routerNs,
-    regions: net.regions.map((r) => ({ name: r.name, rttMs: r.rttMs, index: r.index })),
+    regions: net.regions.map((r) => ({ name: r.name, rttMs: r.rttMs, jitterMs: r.jitterMs, index: r.index })),
     origins,
     certs: { ca: certs.caCertPath, cert: certs.certPath, key: certs.keyPath, spki: certs.spki },
     sitesRoot: sites.outDir, dataDir, startedAt: new Date().toISOString(),

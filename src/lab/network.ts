@@ -18,7 +18,7 @@ import type { LabConfig } from './config.js';
 export const LAB_ORIGIN_BLOCK = '10.203.128.0/17';
 const FIRST_REGION_QUEUE = 100;
 
-export interface LabRegionNet { name: string; index: number; bridge: string; gateway: string; rttMs: number }
+export interface LabRegionNet { name: string; index: number; bridge: string; gateway: string; rttMs: number; jitterMs: number }
 export interface LabNet { labId: string; routerNs: string; regions: LabRegionNet[] }
 
 export function newLabId(): string {
@@ -41,17 +41,17 @@ export async function createLabRouter(stack: CleanupStack, labId: string, cfg: L
     await run('ip', ['-n', routerNs, 'link', 'add', bridge, 'type', 'bridge']);
     await run('ip', ['-n', routerNs, 'addr', 'add', `${gateway}/24`, 'dev', bridge]);
     await run('ip', ['-n', routerNs, 'link', 'set', bridge, 'up']);
-    if (r.rttMs > 0) {
+    if (r.rttMs > 0 || r.jitterMs > 0) {
       // Half the region's RTT each way, in the forwarding path between runs and the region.
       const queueNum = FIRST_REGION_QUEUE + index;
-      await startDelayLine({ netns: routerNs, queueNum, delayMs: r.rttMs / 2, stack });
+      await startDelayLine({ netns: routerNs, queueNum, delayMs: r.rttMs / 2, jitterMs: r.jitterMs, seed: index + 1, stack });
       for (const dir of ['-o', '-i']) {
         const rule = ['FORWARD', dir, bridge, '-j', 'NFQUEUE', '--queue-num', String(queueNum)];
         stack.push({ kind: 'iptables', binary: 'iptables', netns: routerNs, table: 'mangle', rule });
         await run('ip', ['netns', 'exec', routerNs, 'iptables', '-w', '-t', 'mangle', '-A', ...rule]);
       }
     }
-    regions.push({ name: r.name, index, bridge, gateway, rttMs: r.rttMs });
+    regions.push({ name: r.name, index, bridge, gateway, rttMs: r.rttMs, jitterMs: r.jitterMs });
   }
   return { labId, routerNs, regions };
 }

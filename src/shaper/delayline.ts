@@ -63,6 +63,12 @@ export interface DelayLineOptions {
   queueNum: number;
   /** Constant one-way delay in ms (microsecond resolution). */
   delayMs: number;
+  /**
+   * Extra delay per packet, uniform in [0, jitterMs], never reordering packets (a packet
+   * leaves no earlier than the one ahead of it). Seeded for repeatable runs.
+   */
+  jitterMs?: number;
+  seed?: number;
   /** Kernel queue max length; must exceed packets/s x delay with margin (default 10,000). */
   queueMaxLen?: number;
   /** The process is pushed here before we wait for it, so any failure unwinds it. */
@@ -345,6 +351,7 @@ export async function startDelayLine(opts: DelayLineOptions): Promise<DelayLine>
     '--delay-us', String(Math.round(opts.delayMs * 1000)),
     '--queue-maxlen', String(opts.queueMaxLen ?? 10_000),
     ...(opts.kernelTimestamps === false ? ['--no-kernel-timestamps'] : []),
+    ...(opts.jitterMs ? ['--jitter-us', String(Math.round(opts.jitterMs * 1000)), '--seed', String(opts.seed ?? 1)] : []),
   ];
   // `ip netns exec` execs the program in place, so the child's pid is the delay line's.
   const child = start('ip', args);

@@ -147,6 +147,20 @@ describe.skipIf(!isRoot)('ccb-delayline on real namespaces', () => {
     expect(stack.size).toBe(before);
   });
 
+  it('adds jitter within [delay, delay + jitter] without reordering (lab regions)', async () => {
+    const again = await startDelayLine({ netns: lab.nsM, queueNum: QUEUE, delayMs: 5, jitterMs: 4, seed: 7, stack });
+    const r = await runOneWay(stack, lab, { ratePps: 200, count: 600 });
+    await again.stop();
+    console.info(`jitter 5+U(0,4) ms: min ${(r.minUs / 1000).toFixed(2)} median ${(r.p50Us / 1000).toFixed(2)} p99 ${(r.p99Us / 1000).toFixed(2)} ms`);
+    expect(r.received).toBe(600);
+    expect(r.reordered).toBe(0);
+    expect(r.minUs / 1000).toBeGreaterThanOrEqual(5);
+    // Spread: the median sits inside the jitter range, not at either end.
+    expect(r.p50Us / 1000).toBeGreaterThan(5.8);
+    expect(r.p50Us / 1000).toBeLessThan(8.5);
+    expect(r.p99Us / 1000).toBeLessThan(12);
+  });
+
   it('unwinds every namespace and process it created', async () => {
     const probe = await startDelayLine({ netns: lab.nsM, queueNum: QUEUE + 1, delayMs: 1, stack });
     const startTime = processStartTime(probe.pid) ?? '';
