@@ -10,7 +10,5 @@ ccb lab up
 trap 'ccb lab down' EXIT
 ccb run scenarios/lab/vod.ts --out runs/demo
 ccb run scenarios/lab/static.ts --out runs/demo
-if ccb report --help >/dev/null 2>&1; then
-  ccb report runs/demo/* --out runs/demo-report
-  echo "report: runs/demo-report/index.html"
-fi
+ccb report --store runs/demo/ccbrowse.sqlite --out runs/demo-report
+echo "report: runs/demo-report/index.html"

@@ -11,6 +11,7 @@ import { registerLab } from './lab.js';
 import { registerProbe } from './probe.js';
 import { registerRun } from './run.js';
 import { registerAnalysis } from './train.js';
+import { registerReport } from './report.js';
 
 const program = new Command();
 program
@@ -26,6 +27,7 @@ registerLab(program);
 registerProbe(program);
 registerRun(program);
 registerAnalysis(program);
+registerReport(program);
 
 program
   .command('reap')

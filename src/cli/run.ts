@@ -7,6 +7,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunInfo } from '../results/schema.js';
 import { reapLeftovers, requireRoot } from './common.js';
+import { openStore, ingestRunDir } from '../store/index.js';
+import { join as joinPath } from 'node:path';
+
+/** Indexes run directories in the results store (one SQLite file); re-ingesting replaces. */
+function indexRuns(storePath: string, dirs: string[], say: (m: string) => void): void {
+  const store = openStore(storePath);
+  try {
+    for (const d of dirs) {
+      try { ingestRunDir(store, d); } catch (err) { say(`store: ${d} not indexed: ${(err as Error).message}`); }
+    }
+  } finally {
+    store.close();
+  }
+}
 
 function table(rows: SummaryRow[]): string {
   const head = ['host', 'asset types', 'protocol', 'flows', 'verdict', 'confidence'];
@@ -27,9 +41,10 @@ export function registerRun(program: Command): void {
     .option('--out <dir>', 'where run directories go', 'runs')
     .option('--model <file>', 'classifier model (default models/ccbrowse-model.json)')
     .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
+    .option('--store <file>', 'results store to index the run in (default <out>/ccbrowse.sqlite)')
     .option('--dry-run', 'load and type-check the scenario, then stop')
     .option('--json', 'print results as JSON')
-    .action(async (file: string, opts: { lab?: string | boolean; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; dryRun?: boolean; json?: boolean }) => {
+    .action(async (file: string, opts: { lab?: string | boolean; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean }) => {
       const scenario = await loadScenario(file);
       if (opts.dryRun) {
         const issues = await checkScenarioTypes([file]);
@@ -54,12 +69,15 @@ export function registerRun(program: Command): void {
           progress: opts.json ? undefined : (m) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${m}\n`),
         }));
       }
+      const storePath = opts.store ?? joinPath(opts.out, 'ccbrowse.sqlite');
+      indexRuns(storePath, outcomes.map((o) => o.dir), (m) => process.stderr.write(`${m}\n`));
       if (opts.json) console.log(JSON.stringify(outcomes, null, 2));
       else for (const o of outcomes) {
         console.log(`\n${o.dir}  (${o.status}${o.incompleteReason ? `: ${o.incompleteReason}` : ''})`);
         console.log(`bytes tied to flows: ${Object.entries(o.byteCoverage).map(([p, c]) => `${p} ${(c * 100).toFixed(1)}%`).join(', ')}`);
         console.log(table(o.summary));
       }
+      if (!opts.json) console.log(`\nindexed in ${storePath}; 'ccbrowse report --store ${storePath} --out report/' builds the report`);
       process.exitCode = outcomes.every((o) => o.status === 'complete') ? ExitCode.ok : ExitCode.checkFailed;
     });
 
@@ -68,10 +86,12 @@ export function registerRun(program: Command): void {
     .description('re-analyse a run directory with the current (or a given) model: rewrites flows.json, assets.json, verdicts.json')
     .argument('<run-dir>')
     .option('--model <file>', 'classifier model')
+    .option('--store <file>', 'results store to update (default: ccbrowse.sqlite beside the run directory)')
     .option('--json', 'print the summary as JSON')
-    .action(async (dir: string, opts: { model?: string; json?: boolean }) => {
+    .action(async (dir: string, opts: { model?: string; store?: string; json?: boolean }) => {
       const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
       const r = await analyzeRunDir(dir, { modelPath: opts.model, profiles: run.profiles.map((p) => p.name), runId: run.runId, lab: run.mode === 'lab' });
+      indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
       console.log(opts.json ? JSON.stringify(r.summary, null, 2) : table(r.summary));
     });
 }
