@@ -3,9 +3,11 @@
  * HAR recording and a CDP recorder, running the scenario. Whatever happens in the page, the
  * artefacts gathered so far are kept and the outcome says what happened.
  */
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CleanupStack } from '../net/cleanup.js';
-import { launchInNamespace } from '../browser/launch.js';
+import { browserUser, giveToBrowserUser, launchInNamespace } from '../browser/launch.js';
 import { CdpRecorder, type CdpRequest } from '../correlate/cdp-recorder.js';
 import { runScenario, scenarioContextOptions, scenarioLaunchArgs, type ScenarioOutcome } from '../scenario/run.js';
 import type { LabContext } from '../scenario/lab.js';
@@ -23,14 +25,19 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
   netns: string; dir: string; scenario: Scenario; baseArgs: string[]; lab?: LabContext;
   log: (m: string) => void; signal?: AbortSignal; onTick?: () => void;
 }): Promise<BrowserSessionResult> {
+  // Chromium writes the NetLog and key log itself, as its unprivileged user: into a scratch
+  // directory it owns (the run directory may sit where that user cannot go), moved in after.
+  const scratch = mkdtempSync(join(tmpdir(), 'ccb-netlog-'));
+  stack.push({ kind: 'file', path: scratch });
+  giveToBrowserUser(scratch, browserUser());
   const args = [
     ...opts.baseArgs,
     ...scenarioLaunchArgs(opts.scenario),
-    `--log-net-log=${join(opts.dir, ARTIFACTS.netlog)}`,
+    `--log-net-log=${join(scratch, ARTIFACTS.netlog)}`,
     '--net-log-capture-mode=Default',
-    `--ssl-key-log-file=${join(opts.dir, ARTIFACTS.keylog)}`,
+    `--ssl-key-log-file=${join(scratch, ARTIFACTS.keylog)}`,
   ];
-  const b = await launchInNamespace(stack, { netns: opts.netns, args, env: { SSLKEYLOGFILE: join(opts.dir, ARTIFACTS.keylog) } });
+  const b = await launchInNamespace(stack, { netns: opts.netns, args, env: { SSLKEYLOGFILE: join(scratch, ARTIFACTS.keylog) } });
   const browserVersion = b.browser.version();
   const recorder = new CdpRecorder();
   let outcome: ScenarioOutcome;
@@ -48,6 +55,10 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
     outcome = { status: 'page-crashed', detail: (err as Error).message, startUrl: opts.scenario.startUrl, error: (err as Error).message };
   } finally {
     await b.close();
+    for (const f of [ARTIFACTS.netlog, ARTIFACTS.keylog]) {
+      if (existsSync(join(scratch, f))) copyFileSync(join(scratch, f), join(opts.dir, f));
+    }
+    rmSync(scratch, { recursive: true, force: true });
   }
   return { outcome, requests: recorder.list(), browserVersion };
 }
