@@ -3,24 +3,23 @@
  * bottleneck, a real capture; every asset tied to its flow; bad scenarios end as labelled
  * outcomes with their data kept and nothing left behind.
  */
-import { existsSync, readFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CleanupStack } from '../../src/net/cleanup.js';
+import { CleanupStack, ownersDir } from '../../src/net/cleanup.js';
 import { loadLabConfig } from '../../src/lab/config.js';
 import { startLab } from '../../src/lab/lab.js';
 import type { RunningLab } from '../../src/lab/state.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { runScenarioSession } from '../../src/session/run.js';
 import { readRunDir } from '../../src/results/read.js';
-import { isRoot, listNamespaces } from '../helpers/system.js';
+import { isRoot } from '../helpers/system.js';
 
 describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
   const stack = new CleanupStack(`test-run-${process.pid}`);
   let lab: RunningLab;
   const out = mkdtempSync(join(tmpdir(), 'ccb-runs-'));
-  const nsBefore = listNamespaces();
 
   beforeAll(async () => {
     lab = { ...(await startLab(stack, await loadLabConfig('tests/fixtures/labs/small.ts'))), pid: process.pid };
@@ -86,7 +85,7 @@ describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
     expect(o.status).toBe('incomplete');
     expect(o.incompleteReason).toMatch(/crash/i);
     expect(existsSync(join(o.dir, 'nebby-50', 'capture.pcap'))).toBe(true);
-    const runNs = listNamespaces().filter((n) => n.startsWith('ccb-') && !n.startsWith('ccb-lab-') && !nsBefore.includes(n));
-    expect(runNs).toEqual([]);
+    // Every resource of the run was unwound: its cleanup records are gone (they go last).
+    expect(readdirSync(ownersDir()).filter((f) => f.startsWith(`run-${o.runId}`))).toEqual([]);
   }, 180_000);
 });
