@@ -118,6 +118,9 @@ export async function loadLabConfig(path = defaultLabConfigPath()): Promise<LabC
     else {
       const { tsImport } = await import('tsx/esm/api');
       value = ((await tsImport(pathToFileURL(full).href, import.meta.url)) as { default?: unknown }).default;
+      // Outside an ESM package the file loads as CommonJS: its default export arrives wrapped.
+      const inner = (value as { default?: unknown } | undefined)?.default;
+      if (inner !== undefined) value = inner;
     }
   } catch (err) {
     throw new BadInputError(`could not load lab configuration ${full}: ${(err as Error).message}`);

@@ -100,7 +100,10 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
   try {
     say(`building topology ccb-${runId} with profile ${profile.name}`);
     const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
-    const shaper = await applyShaper(stack, topo, profile, { backend: opts.backend });
+    // The check measures the link, not a sender's loss recovery: its own TCP flows keep SACK
+    // (without it, a burst of drops at the 2-BDP queue ends in timeouts and the link idles).
+    // Runs use the profile's own setting.
+    const shaper = await applyShaper(stack, topo, { ...profile, sack: true }, { backend: opts.backend });
     say(`shaper ready (${shaper.backend} delay, ${profile.queue} queues of ${shaper.bufferBytes} bytes)`);
     await startAgentServer(stack, topo);
 

@@ -111,6 +111,10 @@ export async function loadProfile(nameOrPath: string): Promise<Profile> {
     } else {
       const { tsImport } = await import('tsx/esm/api');
       mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
+      // Outside an ESM package (no "type": "module" above it) the file loads as CommonJS and
+      // its default export arrives wrapped once more.
+      const inner = (mod.default as { default?: unknown } | undefined)?.default;
+      if (inner !== undefined && typeof mod.default === 'object' && Object.keys(mod.default as object).includes('default')) mod = { default: inner };
     }
   } catch (err) {
     throw new BadInputError(`could not load network profile ${path}: ${(err as Error).message}`,
