@@ -3,8 +3,22 @@
  *
  * BiF = highest sequence sent - cumulative ACK - SACKed bytes above it - (without SACK) one
  * segment per duplicate ACK, the way Nebby corrects for losses when SACK is off: a duplicate
- * ACK means a segment left the network. Sequence numbers are unwrapped onto a float line
- * (exact to 2^53), so the 2^32 wrap never shows up in the arithmetic.
+ * ACK means a segment left the network. Without SACK the credit follows the Linux sender's own
+ * bookkeeping (its `sacked_out` for a Reno/NewReno connection, net/ipv4/tcp_input.c), so the
+ * estimate equals the sender's snd_nxt - snd_una - sacked_out x MSS:
+ *  - tcp_add_reno_sack: +1 segment per duplicate ACK, capped so at least one segment of the
+ *    outstanding ones stays a hole (tcp_limit_reno_sacked: sacked_out <= packets_out - 1);
+ *  - tcp_remove_reno_sacks: a partial ACK in fast recovery that acknowledges n segments removes
+ *    only n - 1 segments of credit ("one ACK acked the hole, the rest eat duplicate ACKs");
+ *  - tcp_reset_reno_sack: any other advancing ACK (outside recovery, or the one reaching the
+ *    recovery point) clears it;
+ *  - a retransmission timeout (seen as a retransmission of the first unacknowledged byte
+ *    >= RTO_MIN after the cumulative ACK last advanced) clears it, and in the Loss state that follows every advancing
+ *    ACK clears it too (tcp_enter_loss, tcp_process_loss), until the ACK of all data sent
+ *    before the timeout; meanwhile every segment sent before the timeout counts as lost, so the
+ *    cap above leaves only segments sent since then to be credited.
+ * Sequence numbers are unwrapped onto a float line (exact to 2^53), so the 2^32 wrap never
+ * shows up in the arithmetic.
  *
  * Both directions are tracked, because which side is the server may only be known at the
  * end (the side that sent fewer bytes); the caller keeps the server direction's series.
@@ -77,6 +91,8 @@ interface Retransmission {
 const TWO32 = 4294967296;
 const MAX_JUMP = 2 ** 30;
 const MAX_TRACKED = 1 << 20;
+/** Linux TCP_RTO_MIN (200 ms), less a little for capture-side timing. */
+const RTO_MIN_SECONDS = 0.19;
 
 /** Sequence space of one direction's data and what the other side acknowledged of it. */
 export class TcpSender {
@@ -88,7 +104,8 @@ export class TcpSender {
   cumAck = 0;
   private finAbs = NaN;
   private sacked = 0;
-  private dupCredit = 0;
+  /** Duplicate-ACK credit without SACK, in segments (the sender's Reno sacked_out). */
+  private renoSacked = 0;
   private readonly scoreboard: RangeSet = [];
   private readonly holes: RangeSet = [];
   private lastWindowRaw = -1;
@@ -97,6 +114,10 @@ export class TcpSender {
   mss = 0;
   private inRecovery = false;
   private recoveryPoint = 0;
+  /** After a retransmission timeout, until recoveryPoint is acknowledged (the kernel's TCP_CA_Loss). */
+  private inLoss = false;
+  /** When the cumulative ACK last advanced (the kernel re-arms its RTO timer then, not on dup ACKs). */
+  private lastAdvanceTime = -Infinity;
   private readonly pending: Retransmission[] = [];
   private readonly resolved: Retransmission[] = [];
   /** [start, end, sendTime, retransmitted] of each new segment, for seq/ack RTT (Karn). */
@@ -153,7 +174,7 @@ export class TcpSender {
 
   currentBif(): number {
     const acked = Math.max(this.cumAck, this.dataStart);
-    return Math.max(0, this.sndMax - acked - this.sacked - this.dupCredit);
+    return Math.max(0, this.sndMax - acked - this.sacked - this.renoSacked * this.mss);
   }
 
   private sample(t: number, flags: number): void {
@@ -221,6 +242,17 @@ export class TcpSender {
     for (let i = 0; i < this.segments.size; i++) {
       if (this.segments.get(i, 1) > a && this.segments.get(i, 0) < end) this.segments.set(i, 3, 1);
     }
+    // A timeout: the first unacknowledged byte resent >= RTO_MIN after the cumulative ACK last
+    // advanced (duplicate ACKs do not re-arm the timer). A fast retransmit comes within a few
+    // duplicate ACKs of the last advance (10-30 ms in the lab's traces, every timeout 0.2-0.6 s);
+    // no TLP without SACK.
+    const head = a <= Math.max(this.cumAck, this.dataStart);
+    const timeout = head && t - this.lastAdvanceTime >= RTO_MIN_SECONDS;
+    if (timeout) {
+      this.inLoss = true;
+      this.renoSacked = 0; // tcp_enter_loss
+      this.recoveryPoint = this.sndMax;
+    }
     if (!this.inRecovery) {
       this.inRecovery = true;
       this.recoveryPoint = this.sndMax;
@@ -267,19 +299,31 @@ export class TcpSender {
     } else if (ack === this.cumAck && pure && this.sndMax > this.cumAck && p.window === this.lastWindowRaw) {
       dup = true;
       this.stats.dupAcks++;
-      if (!hasSack) {
-        const room = this.sndMax - Math.max(this.cumAck, this.dataStart) - this.sacked;
-        this.dupCredit = Math.min(this.dupCredit + this.mss, Math.max(0, room));
+      if (!hasSack && this.scoreboard.length === 0) {
+        // tcp_add_reno_sack + tcp_limit_reno_sacked: sacked_out <= packets_out - max(lost_out, 1).
+        // lost_out is 1 in fast recovery (the head), but after a timeout every segment sent before
+        // it is marked lost, so only segments sent since then can be credited.
+        const cap = this.inLoss
+          ? Math.ceil(Math.max(0, this.sndMax - Math.max(this.recoveryPoint, this.cumAck)) / Math.max(1, this.mss))
+          : this.packetsOut() - 1;
+        this.renoSacked = Math.min(this.renoSacked + 1, Math.max(0, cap));
       }
     }
     this.lastWindowRaw = p.window;
     if ((changed || dup) && this.sndMax > this.dataStart) this.sample(t, dup ? SampleFlag.dupAck : 0);
   }
 
+  /** Segments sent and not yet cumulatively acknowledged (the sender's packets_out). */
+  private packetsOut(): number {
+    const bytes = this.sndMax - Math.max(this.cumAck, this.dataStart);
+    if (bytes <= 0) return 0;
+    return this.mss > 0 ? Math.ceil(bytes / this.mss) : 1;
+  }
+
   private onCumulativeAck(ack: number, t: number, p: PacketRecord, sackActive: boolean): void {
-    const delta = ack - this.cumAck;
+    const before = this.cumAck;
     this.cumAck = ack;
-    this.dupCredit = Math.max(0, this.dupCredit - delta);
+    this.lastAdvanceTime = t;
     trimBelow(this.scoreboard, ack);
     this.sacked = coveredBytes(this.scoreboard);
     if (this.holes.length > 0) {
@@ -303,10 +347,21 @@ export class TcpSender {
     // Seq/ack RTT from the newest fully acked segment, unless ambiguous (Karn) or SACK reordered it.
     let lastTime = -1;
     let ambiguous = false;
+    let segmentsAcked = 0;
     while (this.segments.size > 0 && this.segments.get(0, 1) <= ack) {
       lastTime = this.segments.get(0, 2);
       if (this.segments.get(0, 3) !== 0) ambiguous = true;
+      if (this.segments.get(0, 0) >= this.dataStart) segmentsAcked++;
       this.segments.shift();
+    }
+    if (this.renoSacked > 0) {
+      if (this.inRecovery && !this.inLoss && ack < this.recoveryPoint) {
+        // tcp_remove_reno_sacks on a partial ACK: the first acked segment filled the hole.
+        const acked = segmentsAcked > 0 ? segmentsAcked : Math.max(1, Math.round((ack - before) / Math.max(1, this.mss)));
+        this.renoSacked = Math.max(0, this.renoSacked - (acked - 1));
+      } else {
+        this.renoSacked = 0; // tcp_reset_reno_sack
+      }
     }
     if (lastTime >= 0 && !ambiguous && !sackActive) this.addRtt('seq', t, t - lastTime);
     if (p.tcpOptions & TcpOpt.timestamps) {
@@ -327,6 +382,7 @@ export class TcpSender {
     }
     if (this.inRecovery && ack >= this.recoveryPoint) {
       this.inRecovery = false;
+      this.inLoss = false;
       this.stats.lossEpisodes[this.stats.lossEpisodes.length - 1].end = t;
     }
   }

@@ -28,6 +28,16 @@ export interface AccuracyOptions {
   tolerance?: number;
   /** Per estimate sample: 1 when the sender was in loss recovery (SampleFlag.recovery), for the split below. */
   recovery?: ArrayLike<number>;
+  /**
+   * Per estimate sample: 1 when it is a data packet from the sender (SampleFlag.dataSend), else
+   * an ACK. When given, alignment is two-sided: the capture point sits `shiftSeconds` after the
+   * sender for data but `shiftSeconds` BEFORE it for ACKs, so the sender's count at t_s is what
+   * the capture saw sent by t_s + shift minus what it saw acknowledged by t_s - shift. The
+   * estimate is then the value at t_s + shift with the ACK-side steps of (t_s - shift, t_s + shift]
+   * undone. Without it, the one-sided match counts up to 2 x shift of extra ACKs (a systematic
+   * underestimate of rate x 2 x shift bytes).
+   */
+  dataSend?: ArrayLike<number>;
 }
 
 export interface AccuracyResult {
@@ -96,7 +106,12 @@ export function compareBif(estimate: TimedSeries, truth: TimedSeries, opts: Accu
       skippedSmall++;
       continue;
     }
-    const d = estimate.bytes[j] - gt;
+    let est = estimate.bytes[j];
+    if (opts.dataSend && opts.shiftSeconds > 0) {
+      const j0 = atOrBefore(estimate.t, truth.t[i] - opts.shiftSeconds);
+      for (let k = Math.max(j0 + 1, 1); k <= j; k++) if (!opts.dataSend[k]) est -= estimate.bytes[k] - estimate.bytes[k - 1];
+    }
+    const d = est - gt;
     const e = Math.abs(d) / gt;
     errs.push(e);
     if (e <= tol) inTol++;

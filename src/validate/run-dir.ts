@@ -57,14 +57,25 @@ export function bulkFlow(flows: FlowResult[], protocol: 'tcp' | 'quic'): FlowRes
 
 /**
  * quinn's `bytes_in_flight` is an estimate between ACKs (docs/lab-quic.md); its exact counter
- * is `bytes_in_flight_at_ack`. aioquic's `bytes_in_flight` is exact. TCP: snd_nxt - snd_una.
+ * is `bytes_in_flight_at_ack`. aioquic's `bytes_in_flight` is exact. TCP: `unsacked_bytes`,
+ * snd_nxt - snd_una - sacked_out x MSS, the sender's own count of what has not reached the
+ * receiver (without SACK, sacked_out is its duplicate-ACK count): in bytes, it is the kernel's
+ * pipe (packets_out - sacked_out - lost_out + retrans_out, what cwnd limits) whenever every
+ * segment marked lost has been retransmitted, which NewReno does at once. snd_nxt - snd_una
+ * (`inflight_bytes`) keeps growing through fast recovery (new data sent per duplicate ACK) and
+ * is no network quantity; `pipe_bytes` (tcp_info packets x MSS) rounds short segments up to a
+ * full MSS. docs/benchmarks/bif-accuracy.md compares all three.
  */
 export function truthFieldFor(meta: Pick<RunMeta, 'protocol' | 'stack'>): TruthField {
-  if (meta.protocol === 'tcp') return 'inflight_bytes';
+  if (meta.protocol === 'tcp') return 'unsacked_bytes';
   return meta.stack === 'quinn' ? 'bytes_in_flight_at_ack' : 'bytes_in_flight';
 }
 
-export async function runAccuracy(dir: string, opts: { regionRttMs?: number; field?: TruthField; floorBytes?: number } = {}): Promise<RunAccuracy> {
+/**
+ * `alignment`: 'two-sided' (default) undoes the ACKs the capture saw within one one-way delay
+ * before a server sample (see AccuracyOptions.dataSend); 'shift' matches one instant only.
+ */
+export async function runAccuracy(dir: string, opts: { regionRttMs?: number; field?: TruthField; floorBytes?: number; alignment?: 'two-sided' | 'shift' } = {}): Promise<RunAccuracy> {
   const meta = readRunMeta(dir, opts.regionRttMs);
   const pcap = join(dir, 'capture.pcap');
   if (!existsSync(pcap)) throw new Error(`${dir}: no capture.pcap`);
@@ -78,6 +89,7 @@ export async function runAccuracy(dir: string, opts: { regionRttMs?: number; fie
   const truth = readGroundTruth(join(dir, 'ground-truth.jsonl'), field);
   const floorBytes = opts.floorBytes ?? truth.mss ?? (meta.protocol === 'tcp' ? 1448 : 1200);
   const recovery = flow.sampleFlags ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.recovery ? 1 : 0)) : undefined;
-  const accuracy = compareBif({ t, bytes: flow.series.bif }, truth, { shiftSeconds: meta.regionRttMs / 2000, floorBytes, recovery });
+  const dataSend = flow.sampleFlags && opts.alignment !== 'shift' ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.dataSend ? 1 : 0)) : undefined;
+  const accuracy = compareBif({ t, bytes: flow.series.bif }, truth, { shiftSeconds: meta.regionRttMs / 2000, floorBytes, recovery, dataSend });
   return { ...meta, field, bifMethod: flow.bifMethod, accuracy };
 }

@@ -103,6 +103,73 @@ describe('TCP bytes in flight', () => {
     expect(f.rtt.samples).toBe(2);
   });
 
+  it('without SACK, follows the sender\'s Reno sacked_out through a partial ACK (tcp_remove_reno_sacks)', () => {
+    // 6 segments; the 2nd and 4th are lost. Three dup ACKs (segments 3, 5, 6 arrived), fast
+    // retransmit of the 2nd; its ACK (to 3000) is partial: it acknowledges 2 segments, of which
+    // the first filled the hole, so the kernel removes only 2 - 1 = 1 segment of dup-ACK credit.
+    const c = conversation({ sack: false });
+    c.handshake(0, 0.1);
+    for (let i = 0; i < 6; i++) c.serverData(0.2 + i / 1000, i * 1000, 1000);
+    c.clientAck(0.3, 1000);
+    c.clientAck(0.301, 1000);
+    c.clientAck(0.302, 1000);
+    c.clientAck(0.303, 1000);
+    c.serverData(0.31, 1000, 1000);
+    c.clientAck(0.42, 3000);
+    c.serverData(0.43, 3000, 1000);
+    c.clientAck(0.54, 6000);
+    const f = onlyFlow(writePcap(c.frames));
+    expect(round(f.series!.t)).toEqual([0.2, 0.201, 0.202, 0.203, 0.204, 0.205, 0.3, 0.301, 0.302, 0.303, 0.31, 0.42, 0.43, 0.54]);
+    // After the partial ACK: 6000 - 3000 - (3 - 1) x 1000 = 1000 (not 3000 - 3000 + ... = 2000).
+    expect(Array.from(f.series!.bif)).toEqual([1000, 2000, 3000, 4000, 5000, 6000, 5000, 4000, 3000, 2000, 2000, 1000, 1000, 0]);
+    const flags = f.sampleFlags!;
+    expect(flags[11] & SampleFlag.recovery).toBeTruthy();
+    expect(flags[13] & SampleFlag.recovery).toBeFalsy();
+    expect(f.tcp!.server.lossEpisodes).toHaveLength(1);
+    expect(f.tcp!.server.lossEpisodes[0].retransmissions).toBe(2);
+  });
+
+  it('without SACK, never credits more duplicate ACKs than packets_out - 1 (tcp_limit_reno_sacked)', () => {
+    const c = conversation({ sack: false });
+    c.handshake(0, 0.1);
+    for (let i = 0; i < 3; i++) c.serverData(0.2 + i / 1000, i * 1000, 1000);
+    for (let i = 0; i < 5; i++) c.clientAck(0.3 + i / 1000, 0);
+    const f = onlyFlow(writePcap(c.frames));
+    // 3 segments outstanding: at most 2 credited, one stays the hole.
+    expect(Array.from(f.series!.bif).slice(3)).toEqual([2000, 1000, 1000, 1000, 1000]);
+  });
+
+  it('without SACK, clears the dup-ACK credit on an advancing ACK outside recovery (tcp_reset_reno_sack)', () => {
+    // Reordering: one dup ACK, then an ACK covering two segments; no retransmission.
+    const c = conversation({ sack: false });
+    c.handshake(0, 0.1);
+    for (let i = 0; i < 4; i++) c.serverData(0.2 + i / 1000, i * 1000, 1000);
+    c.clientAck(0.3, 1000);
+    c.clientAck(0.301, 1000);
+    c.clientAck(0.302, 3000);
+    const f = onlyFlow(writePcap(c.frames));
+    expect(Array.from(f.series!.bif)).toEqual([1000, 2000, 3000, 4000, 3000, 2000, 1000]);
+  });
+
+  it('without SACK, a retransmission timeout clears the dup-ACK credit and holds it at 0 in Loss (tcp_enter_loss)', () => {
+    // 5 segments, the 1st lost; 2 dup ACKs (below the fast-retransmit threshold); the head is
+    // resent 0.3 s after the cumulative ACK last advanced: a timeout. Every segment sent before
+    // it now counts as lost (lost_out = packets_out), so a further dup ACK earns no credit, and a
+    // partial ACK in Loss resets the credit instead of keeping n - 1.
+    const c = conversation({ sack: false });
+    c.handshake(0, 0.1);
+    for (let i = 0; i < 5; i++) c.serverData(0.2 + i / 1000, i * 1000, 1000);
+    c.clientAck(0.3, 0);
+    c.clientAck(0.301, 0);
+    c.serverData(0.6, 0, 1000);
+    c.clientAck(0.61, 0);
+    c.clientAck(0.7, 3000);
+    c.clientAck(0.8, 5000);
+    const f = onlyFlow(writePcap(c.frames));
+    expect(round(f.series!.t)).toEqual([0.2, 0.201, 0.202, 0.203, 0.204, 0.3, 0.301, 0.6, 0.61, 0.7, 0.8]);
+    expect(Array.from(f.series!.bif)).toEqual([1000, 2000, 3000, 4000, 5000, 4000, 3000, 5000, 5000, 2000, 0]);
+  });
+
   it('flags a retransmission as spurious on a D-SACK', () => {
     const c = conversation({ sack: true });
     c.handshake(0, 0.1);

@@ -32,6 +32,19 @@ describe('compareBif', () => {
     expect(compareBif(est, truth, { shiftSeconds: 0.005 }).within).toBe(1);
   });
 
+  it('two-sided alignment: undoes the ACKs the capture saw within one one-way delay before the sender did', () => {
+    // Capture: data to 5000 at t=1.000, then ACKs (1000 each) at 1.002, 1.004, 1.006 and data at 1.008.
+    const e = { t: [1, 1.002, 1.004, 1.006, 1.008], bytes: [5000, 4000, 3000, 2000, 3000] };
+    const dataSend = [1, 0, 0, 0, 1];
+    // The sender at t=1.000 (shift 5 ms): it has sent what the capture saw by 1.005 (5000) and
+    // received the ACKs the capture saw by 0.995 (none): 5000 in flight.
+    const truth = { t: [1.0], bytes: [5000] };
+    expect(compareBif(e, truth, { shiftSeconds: 0.005, floorBytes: 100 }).within).toBe(0); // one instant: 3000
+    const r = compareBif(e, truth, { shiftSeconds: 0.005, floorBytes: 100, dataSend });
+    expect(r.within).toBe(1);
+    expect(r.meanSignedError).toBe(0);
+  });
+
   it('skips truth below the floor and samples outside the flow', () => {
     const truth = { t: [99, 100.2, 100.3, 105], bytes: [5000, 500, 10400, 20000] };
     const r = compareBif(est, truth, { shiftSeconds: 0, floorBytes: 1448 });
