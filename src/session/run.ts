@@ -14,6 +14,7 @@ import { applyShaper } from '../shaper/shaper.js';
 import { bufferBytes, loadProfile, type Profile } from '../shaper/profile.js';
 import { startCapture } from '../capture/tcpdump.js';
 import { connectRunToLab } from '../lab/network.js';
+import { extractGroundTruth } from '../probe/probe.js';
 import { regionHostMap } from '../lab/lab.js';
 import type { RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
@@ -101,6 +102,8 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     const pdir = join(dir, profile.name);
     mkdirSync(pdir, { recursive: true });
     const stack = new CleanupStack(`run-${runId}-${profile.name}`);
+    const profileStart = Date.now() / 1000;
+    let runAddr: string | undefined;
     const release = unwindOnSignals(stack, (m) => say(m));
     try {
       say(`[${profile.name}] topology and bottleneck (${profile.rateKbit} kbit/s, ${profile.delayMs} ms, ${profile.queue})`);
@@ -111,7 +114,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       let labCtx: LabContext | undefined;
       if (opts.mode === 'lab') {
         const lab = opts.lab!;
-        await connectRunToLab(stack, { runId: topo.runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs });
+        runAddr = (await connectRunToLab(stack, { runId: topo.runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs })).runAddr;
         const hosts = regionHostMap(lab, opts.region);
         const h3Hosts = lab.origins.filter((o) => o.region === opts.region && o.serve === 'h3').flatMap((o) => o.hosts);
         baseArgs = [...labChromiumArgs({ hosts, spki: [lab.certs.spki], fakeMedia: opts.scenario.kind === 'call' }),
@@ -150,6 +153,15 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       writeFileSync(join(pdir, REQUESTS_FILE), JSON.stringify(session.requests));
       const stats = await capture.stop();
       writeFileSync(join(pdir, 'capture-stats.json'), JSON.stringify(stats));
+      if (opts.mode === 'lab' && runAddr) {
+        // The servers' own view (tcp_info / QUIC stats) of this run's connections, kept with it.
+        const gtDir = join(pdir, 'ground-truth');
+        mkdirSync(gtDir, { recursive: true });
+        for (const o of opts.lab!.origins.filter((x) => x.region === opts.region)) {
+          const n = extractGroundTruth(o.groundTruth, profileStart, Date.now() / 1000, runAddr, join(gtDir, `${o.name}.jsonl`));
+          if (n === 0) rmSync(join(gtDir, `${o.name}.jsonl`), { force: true });
+        }
+      }
       if (shaper.delayLine && !shaper.delayLine.isAlive()) incomplete.push(`${profile.name}: the delay line died`);
       if (session.outcome.status !== 'ok') {
         incomplete.push(`${profile.name}: ${session.outcome.status}: ${session.outcome.detail}${session.outcome.error ? ` (${session.outcome.error})` : ''}`);

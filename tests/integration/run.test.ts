@@ -48,6 +48,10 @@ describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
     const har = JSON.parse(readFileSync(join(o.dir, 'nebby-50', 'session.ccb.har'), 'utf8')) as { log: { entries: { _ccbrowse: { flowId: string | null } }[] } };
     expect(har.log.entries.length).toBeGreaterThan(5);
     expect(har.log.entries.filter((e) => e._ccbrowse.flowId).length / har.log.entries.length).toBeGreaterThan(0.9);
+    // The servers' ground truth for this run's connections is kept with it (media: BBR).
+    const gt = readFileSync(join(o.dir, 'nebby-50', 'ground-truth', 'media.jsonl'), 'utf8').trim().split('\n');
+    expect(gt.length).toBeGreaterThan(100);
+    expect(new Set(gt.map((l) => (JSON.parse(l) as { cc: string }).cc))).toEqual(new Set(['bbr']));
     // The key log is secret material: gone unless --keep-keys.
     expect(existsSync(join(o.dir, 'nebby-50', 'keylog.txt'))).toBe(false);
   }, 300_000);
