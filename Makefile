@@ -7,4 +7,5 @@ setup:
 demo: setup
 	./scripts/demo.sh
 test: setup
+	npm run -s typecheck
 	npm test
