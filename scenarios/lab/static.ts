@@ -10,6 +10,8 @@ export default defineScenario({
   startUrl: labUrl(undefined, 'www', '/static/'),
   activitySeconds: 20,
   consent: { auto: false },
+  // ~3 MB at Nebby's 200 kbit/s: the document alone can take a minute.
+  timeouts: { navigationMs: 180_000 },
   steps: async ({ page, log, signal }) => {
     // The page sets window.__ccb.ready once its scripts ran and its fonts loaded.
     const ready = await page

@@ -12,6 +12,21 @@ export async function addNamespace(stack: CleanupStack, name: string): Promise<v
   stack.push({ kind: 'netns', name });
   await run('ip', ['netns', 'add', name]);
   await run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
+  // No duplicate-address detection: IPv6 link-local addresses then appear at once instead of
+  // a second later, when a browser already running would abort with ERR_NETWORK_CHANGED.
+  for (const key of ['net.ipv6.conf.all.accept_dad', 'net.ipv6.conf.default.accept_dad']) {
+    await run('ip', ['netns', 'exec', name, 'sysctl', '-qw', `${key}=0`], { allowFailure: true });
+  }
+}
+
+/** Waits until no IPv6 address in the namespace is still tentative (at most `timeoutMs`). */
+export async function waitForAddresses(netns: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = await run('ip', ['-n', netns, '-6', 'addr', 'show', 'tentative'], { allowFailure: true });
+    if (!r.stdout.trim()) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
 }
 
 export interface VethEnd {

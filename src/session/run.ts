@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
-import { newRunId } from '../net/netns.js';
+import { newRunId, waitForAddresses } from '../net/netns.js';
 import { createTopology } from '../net/topology.js';
 import { attachNatUplink } from '../net/uplink.js';
 import { applyShaper } from '../shaper/shaper.js';
@@ -142,6 +142,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
         stack.push(peerProc, async () => { await Promise.race([peer.stop(), new Promise((r) => setTimeout(r, 5000))]); await undo(peerProc); });
         say(`[${profile.name}] call peer joined room ${room}`);
       }
+      await waitForAddresses(topo.clientNs);
       say(`[${profile.name}] browser: ${opts.scenario.startUrl}`);
       const t0 = Date.now();
       const session = await runBrowserSession(stack, {

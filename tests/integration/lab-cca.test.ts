@@ -245,7 +245,9 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
     expect(low).toBeLessThan(0.9); // the queue is never below ~30% of its max here
   }, 60_000);
 
-  it('illinois: under random loss at low delay backs off by ~1/8-1/4, not 1/2 like Reno', async () => {
+  // Whether the queue counts as "low delay" depends on the largest delay Illinois has seen in
+  // this short transfer, which varies with the machine's scheduling: one retry.
+  it('illinois: under random loss at low delay backs off by ~1/8-1/4, not 1/2 like Reno', { timeout: 90_000, retry: 1 }, async () => {
     const rr = await transfer('reno', LARGE_BUF, 8, 0.01);
     expectUsedAndSane(rr, 'reno');
     const ri = await transfer('illinois', LARGE_BUF, 8, 0.01);
@@ -260,7 +262,7 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
     expect(renoRatio).toBeLessThan(0.55);
     expect(illRatio).toBeGreaterThan(0.65); // beta well below 1/2 while delay < 80% of max
     expect(illCwnd).toBeGreaterThan(renoCwnd);
-  }, 90_000);
+  });
 
   it('htcp: the increase per RTT grows with the time since the last back-off', async () => {
     const r = await transfer('htcp', LARGE_BUF, 18);
