@@ -26,7 +26,9 @@ const id = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'must be printable
 
 // ---------------------------------------------------------------------------------- run.json
 
-export const SCENARIO_KINDS = ['vod', 'live', 'audio', 'call', 'static'] as const;
+// The scenario schema owns the list of activity kinds.
+import { SCENARIO_KINDS } from '../scenario/schema.js';
+export { SCENARIO_KINDS };
 
 export const profileRefSchema = z.object({
   /** Profile name as in shapers/ (e.g. nebby-50). */
@@ -239,7 +241,9 @@ export const verdictsFileSchema = z.object({
 // ------------------------------------------------------------------------------- assets.json
 
 /** From resource type, MIME type and the scenario's URL rules. 'xhr' covers xhr/fetch/API calls. */
-export const ASSET_TYPES = ['video', 'audio', 'manifest', 'image', 'script', 'style', 'document', 'font', 'xhr', 'other'] as const;
+// One list for the whole tool: the correlator assigns these, the store and report read them.
+import { ASSET_TYPES } from '../correlate/asset-type.js';
+export { ASSET_TYPES };
 /** HTTP version of the request: h1 (1.0/1.1), h2, h3 (QUIC), or null when the HAR did not say. */
 export const HTTP_PROTOCOLS = ['h1', 'h2', 'h3'] as const;
 
