@@ -17,7 +17,9 @@ function failedChecks(r: ShaperCheckReport): string {
 
 describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
   for (const name of ['nebby-50', 'nebby-100', 'fast-20m']) {
-    it(`${name}: added RTT, per-flow rate, isolation, capture and buffer within tolerance`, async () => {
+    // Timing on a shared VM: one retry, so a burst of load from elsewhere is not a failure;
+    // a shaper that is really off fails both attempts.
+    it(`${name}: added RTT, per-flow rate, isolation, capture and buffer within tolerance`, { timeout: 180_000, retry: 1 }, async () => {
       const profile = await loadProfile(name);
       const nsBefore = listNamespaces();
       const report = await runShaperCheck({ profile, flows: 3, phaseSeconds: 10 });
@@ -26,7 +28,7 @@ describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
       expect(report.measured.concurrentGoodputKbit).toHaveLength(3);
       // Nothing of this run is left behind.
       expect(listNamespaces().filter((n) => n.startsWith('ccb-') && !nsBefore.includes(n))).toEqual([]);
-    }, 180_000);
+    });
   }
 
   it('shared mode: concurrent flows split one queue instead of each getting the full rate', async () => {
