@@ -37,9 +37,11 @@ describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
     expect(failedChecks(report)).toBe('');
     const [a, b] = report.measured.concurrentGoodputKbit;
     const full = report.configured.expectedGoodputKbit;
+    // Together they get one link's rate (per-flow queues would give each the full rate, 2x);
+    // how they split it is TCP's business (drop-tail sharing is often unfair over 8 s).
     expect(a + b).toBeGreaterThan(full * 0.9);
-    expect(a).toBeLessThan(full * 0.8);
-    expect(b).toBeLessThan(full * 0.8);
+    expect(a + b).toBeLessThan(full * 1.1);
+    expect(Math.min(a, b)).toBeGreaterThan(0);
   }, 120_000);
 
   it('capture point sees data before the queue (incl. later-dropped packets) and ACKs after the delay', async () => {
