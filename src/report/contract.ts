@@ -8,6 +8,7 @@
  */
 import type { LabBench } from '../results/labBench.js';
 import type { AssetRecord, Evidence, FlowRecord, ProfileRef, VerdictRecord } from '../results/schema.js';
+import type { RunHeader } from '../store/queries.js';
 
 export type { AssetRecord, Evidence, FlowRecord, ProfileRef } from '../results/schema.js';
 export type { LabBench } from '../results/labBench.js';
@@ -104,24 +105,7 @@ export interface SiteFlowView extends FlowRecord {
   verdict: (Omit<VerdictRecord, 'posterior' | 'evidence'> & { posterior: Array<[string, number]>; evidence: Evidence | null }) | null;
 }
 
-export interface SiteRunView {
-  runId: string;
-  region: string;
-  date: string;
-  startedAt: string;
-  endedAt: string | null;
-  status: string;
-  incompleteReason: string | null;
-  scenario: { name: string; kind: string; file: string };
-  startUrl: string;
-  mode: string;
-  profiles: ProfileRef[];
-  repeat: { index: number; of: number } | null;
-  versions: { tool: string; browser: string; model: string | null };
-  /** False for older runs when the report keeps details of the latest date only. */
-  detailed: boolean;
-  flowCount: number;
-  assetCount: number;
+export interface SiteRunView extends RunHeader {
   flows: SiteFlowView[];
   assets: AssetColumns;
 }

@@ -223,9 +223,9 @@ export interface SiteFlow extends FlowRecord {
   verdict: VerdictRecord | null;
 }
 
-export interface SiteRun {
+/** What the store and the report's site pages both say about a run (its details aside). */
+export interface RunHeader {
   runId: string;
-  site: string;
   region: string;
   date: string;
   startedAt: string;
@@ -238,10 +238,14 @@ export interface SiteRun {
   profiles: ProfileRef[];
   repeat: { index: number; of: number } | null;
   versions: { tool: string; browser: string; model: string | null };
-  /** False when flows and assets were not loaded (see siteRuns' detail option). */
+  /** False when flows and assets were not loaded or kept (see siteRuns' detail option). */
   detailed: boolean;
   flowCount: number;
   assetCount: number;
+}
+
+export interface SiteRun extends RunHeader {
+  site: string;
   flows: SiteFlow[];
   assets: AssetRecord[];
 }
