@@ -195,9 +195,10 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
   for (const p of opts.profiles) {
     try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab })); } catch { /* a profile without capture: nothing to analyse */ }
   }
-  const runId = opts.runId ?? (JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo).runId;
+  const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
+  const runId = opts.runId ?? run.runId;
   writeRunFiles(dir, {
-    run: JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo,
+    run,
     flows: { schemaVersion: 1, runId, flows: analyses.flatMap((a) => a.flows) },
     assets: { schemaVersion: 1, runId, assets: analyses.flatMap((a) => a.assets) },
     verdicts: { schemaVersion: 1, runId, model: modelId(modelPath), analysedAt: new Date().toISOString(), verdicts: analyses.flatMap((a) => a.verdicts) },
