@@ -90,7 +90,12 @@ export function registerRun(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (dir: string, opts: { model?: string; store?: string; json?: boolean }) => {
       const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
-      const r = await analyzeRunDir(dir, { modelPath: opts.model, profiles: run.profiles.map((p) => p.name), runId: run.runId, lab: run.mode === 'lab' });
+      // The scenario's own asset-type rules, so re-analysis types assets as the run did.
+      const rules = await loadScenario(run.scenario.file).then((s) => s.assetRules, () => {
+        process.stderr.write(`warning: scenario ${run.scenario.file} not loadable: site asset rules not applied\n`);
+        return [];
+      });
+      const r = await analyzeRunDir(dir, { modelPath: opts.model, rules, profiles: run.profiles.map((p) => p.name), runId: run.runId, lab: run.mode === 'lab' });
       indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
       console.log(opts.json ? JSON.stringify(r.summary, null, 2) : table(r.summary));
     });
