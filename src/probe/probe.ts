@@ -3,9 +3,11 @@
  * bottleneck, from the lab. TCP origins are fetched with curl, HTTP/3 origins with Chromium
  * (the only HTTP/3 client here). Each (profile, repetition) gets its own topology and a run
  * directory with the capture, the server's ground truth for the same time window, and
- * run metadata.
+ * run metadata. HTTP/3 probes also keep Chromium's TLS key log (keylog.txt): lab keys protect
+ * nothing, and with them the trace computes QUIC bytes in flight exactly (src/trace/quic/).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
 import { newRunId } from '../net/netns.js';
@@ -17,7 +19,7 @@ import { connectRunToLab } from '../lab/network.js';
 import type { LabOriginState } from '../lab/lab.js';
 import type { RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
-import { launchInNamespace } from '../browser/launch.js';
+import { browserUser, giveToBrowserUser, launchInNamespace } from '../browser/launch.js';
 import { run } from '../util/exec.js';
 import { BadInputError, CcbError } from '../util/errors.js';
 
@@ -81,7 +83,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, profile: P
     const timeout = opts.timeoutSeconds ?? 120;
     try {
       if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(topo.clientNs, url, origin.ip, lab.certs.ca, timeout);
-      else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout);
+      else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG));
       result.status = 'complete';
     } catch (err) {
       result.error = (err as Error).message;
@@ -109,10 +111,21 @@ async function fetchWithCurl(ns: string, url: URL, ip: string, ca: string, timeo
   return Number(r.stdout.trim());
 }
 
-async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, origin: LabOriginState, lab: RunningLab, timeoutSeconds: number): Promise<number> {
+/** The TLS key log an HTTP/3 probe keeps in its run directory. */
+export const PROBE_KEYLOG = 'keylog.txt';
+
+async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, origin: LabOriginState, lab: RunningLab,
+  timeoutSeconds: number, keylogDest: string): Promise<number> {
   const hosts = Object.fromEntries(origin.hosts.map((h) => [h, origin.ip]));
-  const args = [...labChromiumArgs({ hosts, spki: [lab.certs.spki] }), '--enable-quic', `--origin-to-force-quic-on=${url.hostname}:443`];
-  const b = await launchInNamespace(stack, { netns: ns, args });
+  // Chromium writes the key log as its unprivileged user: into a scratch directory it owns
+  // (the run directory may sit where that user cannot write), copied over after the browser closed.
+  const scratch = mkdtempSync(join(tmpdir(), 'ccb-probe-keys-'));
+  stack.push({ kind: 'file', path: scratch });
+  giveToBrowserUser(scratch, browserUser());
+  const keylog = join(scratch, PROBE_KEYLOG);
+  const args = [...labChromiumArgs({ hosts, spki: [lab.certs.spki] }), '--enable-quic', `--origin-to-force-quic-on=${url.hostname}:443`,
+    `--ssl-key-log-file=${keylog}`];
+  const b = await launchInNamespace(stack, { netns: ns, args, env: { SSLKEYLOGFILE: keylog } });
   try {
     const page = await b.browser.newPage();
     return await page.evaluate(async ({ href, ms }) => {
@@ -125,6 +138,8 @@ async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, orig
     }, { href: url.href, ms: timeoutSeconds * 1000 });
   } finally {
     await b.close();
+    if (existsSync(keylog)) copyFileSync(keylog, keylogDest);
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -1,19 +1,19 @@
 /**
- * QUIC bytes in flight without keys, Nebby's way (thesis section 6.2.2): every server datagram
- * is data, every client datagram an ACK, and each ACK acknowledges the same share of the data,
- * total server bytes / client datagrams. We count only client datagrams sent after the
- * server's first one (earlier ones, the client's Initial and requests, cannot acknowledge
- * data that was not sent yet), so the estimate returns to 0 when the transfer ends.
+ * QUIC bytes in flight, two ways.
  *
- * With a TLS key log the exact method can replace this (`QuicBifMethod` 'keylog-exact', not
- * implemented yet). The plan, which fits snaplen-128 captures: match the connection to its key
- * log line by the ClientHello random (client Initial, decrypted with the DCID-derived Initial
- * keys); remove header protection (its 16-byte sample lies within the first ~50 bytes of a
- * short header) to read each server packet's number; decrypt the captured prefix of client
- * packets with AES-CTR at the GCM counter (no tag check, the tail is not captured) to read
- * their ACK frames; BiF = bytes of server packets neither acked nor in ACK ranges. Key updates
- * (key phase bit) need the next-generation secret; ChaCha20 suites need the raw chacha20 cipher.
+ * Without keys, Nebby's way (thesis section 6.2.2): every server datagram is data, every client
+ * datagram an ACK, and each ACK acknowledges the same share of the data, total server bytes /
+ * client datagrams. We count only client datagrams sent after the server's first one (earlier
+ * ones, the client's Initial and requests, cannot acknowledge data that was not sent yet), so
+ * the estimate returns to 0 when the transfer ends.
+ *
+ * With a TLS key log ('keylog-exact', src/trace/quic/): decrypt the connection and replay the
+ * server's own RFC 9002 accounting (ACK ranges, packet/time-threshold loss, key discards). It
+ * fits snaplen-128 captures: header protection samples lie in the first ~40 bytes, client ACK
+ * packets are small enough to be captured whole, and server payload prefixes are decrypted
+ * without the tag to tell data from ACK-only packets.
  */
+import { quicExactBif, type KeyLog, type QuicDatagram, type QuicExact, type RecoveryOptions } from './quic/index.js';
 import { SampleFlag } from './tcp-bif.js';
 
 export type QuicBifMethod = 'nebby-heuristic' | 'keylog-exact';
@@ -41,6 +41,42 @@ export interface QuicBifResult {
   ackPackets: number;
   /** Largest server datagram: the segment size the app-limited pass uses. */
   maxDatagram: number;
+  /** The replay behind a 'keylog-exact' result. */
+  exact?: QuicExact;
+}
+
+/**
+ * Exact BiF of one connection from its datagrams and the key log, in the heuristic's shape
+ * (samples at each server packet and each client ACK frame, SampleFlag.dataSend on sends,
+ * SampleFlag.recovery in recovery periods); the reason as a string when it cannot.
+ */
+export function quicKeylogBif(dgrams: QuicDatagram[], keylog: KeyLog, opts: RecoveryOptions = {}): QuicBifResult | string {
+  const x = quicExactBif(dgrams, keylog, opts);
+  if (typeof x === 'string') return x;
+  let serverBytes = 0;
+  let serverPackets = 0;
+  let maxDatagram = 0;
+  for (const d of dgrams) {
+    if (!d.fromServer) continue;
+    serverBytes += d.wireLen;
+    serverPackets++;
+    if (d.wireLen > maxDatagram) maxDatagram = d.wireLen;
+  }
+  // RecoveryFlag uses SampleFlag's bit values, so the flags pass through unchanged.
+  const flags = x.series.flags;
+  return {
+    t: x.series.t,
+    bif: x.series.bif,
+    flags,
+    method: 'keylog-exact',
+    bytesPerAck: 0,
+    serverBytes,
+    serverPackets,
+    clientPackets: dgrams.length - serverPackets,
+    ackPackets: x.series.stats.ackFrames,
+    maxDatagram,
+    exact: x,
+  };
 }
 
 export function quicHeuristicBif(ev: QuicEvents): QuicBifResult {

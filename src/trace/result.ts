@@ -12,8 +12,17 @@ export interface TraceOptions {
   clientIps?: string[];
   /** Keep only this flow: an id (`tcp-0`, `quic-1`, `udp-2`) or a tuple string. */
   flowId?: string;
-  /** TLS key log (SSLKEYLOGFILE) for exact QUIC BiF (not implemented yet: heuristic used). */
+  /**
+   * TLS key log (SSLKEYLOGFILE / --ssl-key-log-file) for exact QUIC BiF: connections whose
+   * secrets it holds are decrypted and the server's loss recovery replayed (src/trace/quic/);
+   * the others keep Nebby's heuristic, with the reason in `quic.fallbackReason`.
+   */
   keylog?: string;
+  /**
+   * Round trip between the QUIC server and the capture point, seconds, when known (the lab's
+   * region RTT): exact BiF then ages packets as the server does. Default 0 (capture next to the server).
+   */
+  quicSenderPathRttSeconds?: number;
   /** Idle gap, in RTTs, that marks the sender application-limited (default 1). */
   idleRtts?: number;
 }
@@ -22,7 +31,34 @@ export type FlowKind = 'tcp' | 'quic' | 'udp';
 /** How the client side was decided. */
 export type ClientInference = 'client-ips' | 'syn' | 'quic-initial' | 'quic-cid' | 'well-known-port' | 'fewer-bytes' | 'first-sender';
 export type BifMethod = 'tcp-seq-ack' | `quic-${QuicBifMethod}` | 'none';
-export type FlowRttMethod = RttMethod | 'quic-handshake';
+export type FlowRttMethod = RttMethod | 'quic-handshake' | 'quic-ack';
+
+/** How an exact (key log) QUIC replay went. */
+export interface QuicExactSummary {
+  version: string;
+  suite: string;
+  /** How the key log entry was found: the ClientHello random, or trial decryption (random cut off by the snaplen). */
+  matchedBy: 'client-hello' | 'trial-decryption';
+  packets: number;
+  /** Packets decrypted (some only as a snaplen-cut prefix) / of them authenticated (whole packet captured). */
+  opened: number;
+  verified: number;
+  /** Server packets whose header lay past the snaplen (coalesced): number guessed, size known. */
+  guessedServerPackets: number;
+  unreadableClientPackets: number;
+  /** Key updates seen (key phase flips), per direction. */
+  keyUpdates: { client: number; server: number };
+  lostPackets: number;
+  lostBytes: number;
+  lostByPacketThreshold: number;
+  lostByTime: number;
+  smoothedRttSeconds: number;
+  /**
+   * BiF right after each ACK frame's newly acknowledged packets left, before loss detection:
+   * what quinn hands its controller (`bytes_in_flight_at_ack`). Seconds since the flow's start.
+   */
+  atAck: { t: Float64Array; bif: Float64Array };
+}
 
 export interface DirectionCounts {
   packets: number;
@@ -67,6 +103,10 @@ export interface FlowResult {
     serverPackets: number;
     clientPackets: number;
     ackPackets: number;
+    /** A key log was given but this connection kept the heuristic: why. */
+    fallbackReason?: string;
+    /** Present when bifMethod is 'quic-keylog-exact'. */
+    exact?: QuicExactSummary;
   };
 }
 

@@ -1,23 +1,26 @@
 /**
  * The trace step: capture file -> flows -> a bytes-in-flight series per flow.
  * One streaming pass over the packets (TCP state is updated as packets arrive); QUIC series
- * are computed after the pass, because Nebby's estimate needs the connection's totals.
+ * are computed after the pass, because Nebby's estimate needs the connection's totals and the
+ * exact method (with a key log) needs the connection's secrets before it can decrypt.
  */
-import { access } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../util/errors.js';
 import { markAppLimited } from './app-limited.js';
 import { FlowRecord, FlowTable, UdpEvents } from './flows.js';
 import { parseIp } from './ip.js';
 import { PacketKind, type PacketRecord } from './packet.js';
 import { readCapture, readCaptureBuffer, type CaptureInfo } from './pcap.js';
-import { quicHeuristicBif } from './quic-bif.js';
+import { quicHeuristicBif, quicKeylogBif, type QuicBifResult } from './quic-bif.js';
 import { QuicConnectionTable, UdpPathState, type QuicConnection } from './quic.js';
+import { parseKeyLog, type KeyLog, type QuicDatagram } from './quic/index.js';
 import type {
   ClientInference,
   DirectionCounts,
   FlowKind,
   FlowResult,
   FlowRttMethod,
+  QuicExactSummary,
   TraceOptions,
   TraceResult,
 } from './result.js';
@@ -40,8 +43,11 @@ export class TraceBuilder {
   private lastT = 0;
   private backwards = 0;
   private readonly clientIps: Set<string>;
+  /** Captured UDP payloads per flow, kept only when a key log can use them. */
+  private readonly udpPayloads = new Map<FlowRecord, Uint8Array[]>();
 
-  constructor(private readonly opts: TraceOptions = {}) {
+  /** `keys`: the parsed key log (traceFile reads `opts.keylog`); enables exact QUIC BiF. */
+  constructor(private readonly opts: TraceOptions = {}, private readonly keys?: KeyLog) {
     this.clientIps = new Set();
     for (const text of opts.clientIps ?? []) {
       const ip = parseIp(text);
@@ -93,6 +99,12 @@ export class TraceBuilder {
       ev.t.push(ft);
       ev.dir.push(dir);
       ev.bytes.push(p.payloadLen);
+      if (this.keys) {
+        // The record's buffer is reused: copy the captured payload (<= snaplen) for decryption.
+        let list = this.udpPayloads.get(flow);
+        if (!list) this.udpPayloads.set(flow, (list = []));
+        list.push(p.data.slice(p.payloadOffset, p.payloadOffset + p.payloadCapLen));
+      }
       this.quic.onPacket(path, p, dir);
     }
   };
@@ -117,8 +129,13 @@ export class TraceBuilder {
     conns.forEach((c, i) => results.push(this.quicResult(c, `quic-${i}`)));
     results.sort((x, y) => x.startSeconds - y.startSeconds || x.id.localeCompare(y.id));
 
-    if (this.opts.keylog && conns.length > 0) {
-      warnings.push('a key log was given, but exact QUIC BiF is not implemented yet: used Nebby\'s heuristic');
+    if (this.keys) {
+      const fellBack = results.filter((r) => r.kind === 'quic' && r.quic?.fallbackReason);
+      if (fellBack.length > 0) {
+        warnings.push(`${fellBack.length} of ${conns.length} QUIC connections without exact BiF (Nebby's heuristic used): ` +
+          fellBack.slice(0, 3).map((r) => `${r.id}: ${r.quic!.fallbackReason}`).join('; '));
+      }
+      if (this.keys.badLines > 0) warnings.push(`key log: ${this.keys.badLines} malformed lines skipped`);
     }
     let selected = results;
     if (this.opts.flowId !== undefined) {
@@ -296,16 +313,26 @@ export class TraceBuilder {
       tuples.push(`udp:${f.endpoint(clientDir)}-${f.endpoint((1 - clientDir) as 0 | 1)}`);
     }
     const events = mergeEvents(perPath);
-    const q = quicHeuristicBif(events);
+    let q: QuicBifResult = quicHeuristicBif(events);
+    let fallbackReason: string | undefined;
+    if (this.keys) {
+      const exact = quicKeylogBif(this.datagramsOf(perPath), this.keys, { senderPathRttSeconds: this.opts.quicSenderPathRttSeconds });
+      if (typeof exact === 'string') fallbackReason = exact;
+      else q = exact;
+    }
     const start = Math.min(...perPath.map((p) => p.f.firstTime));
     const end = Math.max(...perPath.map((p) => p.f.lastTime));
-    const rttSeconds = quicHandshakeRtt(events);
+    // The exact replay measures RTT from ACKs (capture-side: the client's half of the path).
+    const exactRtt = q.exact ? median(q.exact.series.stats.rttSamples) : NaN;
+    const rttSeconds = Number.isFinite(exactRtt) ? exactRtt : quicHandshakeRtt(events);
     const t = q.t;
     for (let i = 0; i < t.length; i++) t[i] -= start;
-    // The heuristic cannot tell an RTO stall from idleness, so judge by the gap alone.
+    const atAck = q.exact ? Float64Array.from(q.exact.series.atAck.t, (x) => x - start) : undefined;
     const appLimitedSamples = markAppLimited(t, q.bif, q.flags, {
       rttSeconds,
-      drainedBytes: Infinity,
+      // Exact: drained = less than half a datagram outstanding, as for TCP. The heuristic
+      // cannot tell an RTO stall from idleness, so it judges by the gap alone.
+      drainedBytes: q.exact ? Math.max(q.maxDatagram, 1) / 2 : Infinity,
       idleRtts: this.opts.idleRtts,
     });
     const sum = (fn: (x: { f: FlowRecord; clientDir: 0 | 1 }) => number) => perPath.reduce((n, x) => n + fn(x), 0);
@@ -328,12 +355,14 @@ export class TraceBuilder {
       bifMethod: `quic-${q.method}`,
       series: { t, bif: q.bif, appLimited: appLimitedColumn(q.flags), rttSeconds },
       sampleFlags: q.flags,
-      rtt: {
-        method: Number.isNaN(rttSeconds) ? 'none' : 'quic-handshake',
-        samples: Number.isNaN(rttSeconds) ? 0 : 1,
-        medianSeconds: rttSeconds,
-        minSeconds: rttSeconds,
-      },
+      rtt: q.exact && Number.isFinite(exactRtt)
+        ? { method: 'quic-ack', samples: q.exact.series.stats.rttSamples.length, medianSeconds: exactRtt, minSeconds: q.exact.series.stats.minRtt }
+        : {
+          method: Number.isNaN(rttSeconds) ? 'none' : 'quic-handshake',
+          samples: Number.isNaN(rttSeconds) ? 0 : 1,
+          medianSeconds: rttSeconds,
+          minSeconds: rttSeconds,
+        },
       appLimitedSamples,
       quic: {
         versions: [...versions].map((v) => '0x' + v.toString(16).padStart(8, '0')),
@@ -342,9 +371,54 @@ export class TraceBuilder {
         serverPackets: q.serverPackets,
         clientPackets: q.clientPackets,
         ackPackets: q.ackPackets,
+        fallbackReason,
+        exact: q.exact && atAck ? exactSummary(q.exact, atAck) : undefined,
       },
     };
   }
+
+  /** The connection's datagrams in time order, with their captured payloads, for decryption. */
+  private datagramsOf(paths: Array<{ f: FlowRecord; clientDir: 0 | 1 }>): QuicDatagram[] {
+    const out: QuicDatagram[] = [];
+    for (const { f, clientDir } of paths) {
+      const ev = f.udpEvents!;
+      const data = this.udpPayloads.get(f) ?? [];
+      for (let i = 0; i < ev.t.length; i++) {
+        out.push({ t: ev.t.data[i], fromServer: ev.dir.data[i] !== clientDir, data: data[i] ?? new Uint8Array(0), wireLen: ev.bytes.data[i] });
+      }
+    }
+    // Stable: datagrams of one path keep their capture order at equal times.
+    return paths.length === 1 ? out : out.map((d, i) => ({ d, i })).sort((a, b) => a.d.t - b.d.t || a.i - b.i).map((x) => x.d);
+  }
+}
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** What the result keeps of an exact replay (times already rebased to the flow's start). */
+function exactSummary(x: NonNullable<QuicBifResult['exact']>, atAckT: Float64Array): QuicExactSummary {
+  const s = x.series.stats;
+  return {
+    version: '0x' + x.version.toString(16).padStart(8, '0'),
+    suite: x.suite,
+    matchedBy: x.matchedBy,
+    packets: x.decode.packets,
+    opened: x.decode.opened,
+    verified: x.decode.verified,
+    guessedServerPackets: x.guessedServerPackets,
+    unreadableClientPackets: x.unreadableClientPackets,
+    keyUpdates: { client: x.decode.keyUpdates[0], server: x.decode.keyUpdates[1] },
+    lostPackets: s.lostPackets,
+    lostBytes: s.lostBytes,
+    lostByPacketThreshold: s.lostByPacketThreshold,
+    lostByTime: s.lostByTime,
+    smoothedRttSeconds: s.smoothedRtt,
+    atAck: { t: atAckT, bif: x.series.atAck.bif },
+  };
 }
 
 function pickRtt(r: TcpSenderStats['rtt']) {
@@ -402,21 +476,24 @@ function quicHandshakeRtt(ev: { t: Float64Array; fromServer: Uint8Array }): numb
 
 /** Reads a capture and returns every flow's bytes-in-flight series (the `ccbrowse trace` step). */
 export async function traceFile(path: string, opts: TraceOptions = {}): Promise<TraceResult> {
+  let keys: KeyLog | undefined;
   if (opts.keylog !== undefined) {
+    let text: string;
     try {
-      await access(opts.keylog);
+      text = await readFile(opts.keylog, 'utf8');
     } catch {
       throw new BadInputError(`key log ${opts.keylog} cannot be read`, 'give the file Chromium wrote with --ssl-key-log-file');
     }
+    keys = parseKeyLog(text);
   }
-  const builder = new TraceBuilder(opts);
+  const builder = new TraceBuilder(opts, keys);
   const info = await readCapture(path, builder.visit);
   return builder.finish(path, info);
 }
 
-/** Same as traceFile for a capture already in memory. */
-export function traceBuffer(bytes: Uint8Array, name: string, opts: TraceOptions = {}): TraceResult {
-  const builder = new TraceBuilder(opts);
+/** Same as traceFile for a capture already in memory (`keylogText`: the key log's contents). */
+export function traceBuffer(bytes: Uint8Array, name: string, opts: TraceOptions = {}, keylogText?: string): TraceResult {
+  const builder = new TraceBuilder(opts, keylogText === undefined ? undefined : parseKeyLog(keylogText));
   const info = readCaptureBuffer(bytes, name, builder.visit);
   return builder.finish(name, info);
 }

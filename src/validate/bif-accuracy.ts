@@ -82,57 +82,202 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** Collects (truth, estimate) pairs into an AccuracyResult. */
+class Scorer {
+  private readonly errs: number[] = [];
+  skippedSmall = 0;
+  skippedOutside = 0;
+  private inTol = 0;
+  private inSeg = 0;
+  private signed = 0;
+  private nOut = 0;
+  private inOut = 0;
+  constructor(private readonly floor: number, private readonly tol: number) {}
+
+  /** False (and counted as skipped) when the truth is below the floor. */
+  wants(gt: number): boolean {
+    if (gt >= this.floor) return true;
+    this.skippedSmall++;
+    return false;
+  }
+
+  add(gt: number, est: number, inRecovery: boolean): void {
+    const d = est - gt;
+    const e = Math.abs(d) / gt;
+    this.errs.push(e);
+    if (e <= this.tol) this.inTol++;
+    if (!inRecovery) {
+      this.nOut++;
+      if (e <= this.tol) this.inOut++;
+    }
+    if (Math.abs(d) <= this.floor) this.inSeg++;
+    this.signed += d;
+  }
+
+  result(): AccuracyResult {
+    const n = this.errs.length;
+    return {
+      samples: n,
+      skippedSmall: this.skippedSmall,
+      skippedOutside: this.skippedOutside,
+      mape: n ? median(this.errs) * 100 : Number.NaN,
+      within: n ? this.inTol / n : Number.NaN,
+      withinOneSegment: n ? this.inSeg / n : Number.NaN,
+      meanSignedError: n ? this.signed / n : Number.NaN,
+      outsideRecovery: { samples: this.nOut, within: this.nOut ? this.inOut / this.nOut : Number.NaN },
+    };
+  }
+}
+
 export function compareBif(estimate: TimedSeries, truth: TimedSeries, opts: AccuracyOptions): AccuracyResult {
-  const floor = opts.floorBytes ?? 1448;
-  const tol = opts.tolerance ?? 0.05;
-  const errs: number[] = [];
-  let skippedSmall = 0;
-  let skippedOutside = 0;
-  let inTol = 0;
-  let inSeg = 0;
-  let signed = 0;
-  let nOut = 0;
-  let inOut = 0;
+  const score = new Scorer(opts.floorBytes ?? 1448, opts.tolerance ?? 0.05);
   const tEnd = estimate.t.length ? estimate.t[estimate.t.length - 1] : -Infinity;
   for (let i = 0; i < truth.t.length; i++) {
     const tc = truth.t[i] + opts.shiftSeconds;
     const j = atOrBefore(estimate.t, tc);
     if (j < 0 || tc > tEnd) {
-      skippedOutside++;
+      score.skippedOutside++;
       continue;
     }
     const gt = truth.bytes[i];
-    if (!(gt >= floor)) {
-      skippedSmall++;
-      continue;
-    }
+    if (!score.wants(gt)) continue;
     let est = estimate.bytes[j];
     if (opts.dataSend && opts.shiftSeconds > 0) {
       const j0 = atOrBefore(estimate.t, truth.t[i] - opts.shiftSeconds);
       for (let k = Math.max(j0 + 1, 1); k <= j; k++) if (!opts.dataSend[k]) est -= estimate.bytes[k] - estimate.bytes[k - 1];
     }
-    const d = est - gt;
-    const e = Math.abs(d) / gt;
-    errs.push(e);
-    if (e <= tol) inTol++;
-    if (!opts.recovery?.[j]) {
-      nOut++;
-      if (e <= tol) inOut++;
-    }
-    if (Math.abs(d) <= floor) inSeg++;
-    signed += d;
+    score.add(gt, est, !!opts.recovery?.[j]);
   }
-  const n = errs.length;
-  return {
-    samples: n,
-    skippedSmall,
-    skippedOutside,
-    mape: n ? median(errs) * 100 : Number.NaN,
-    within: n ? inTol / n : Number.NaN,
-    withinOneSegment: n ? inSeg / n : Number.NaN,
-    meanSignedError: n ? signed / n : Number.NaN,
-    outsideRecovery: { samples: nOut, within: nOut ? inOut / nOut : Number.NaN },
+  return score.result();
+}
+
+/**
+ * quinn's `bytes_in_flight_at_ack` is a snapshot taken at the latest ACK the server processed,
+ * so compare it with the replay's at-ACK values (QuicExactSummary.atAck): the last ACK the
+ * capture saw one one-way delay (`shiftSeconds`) before the server's sample.
+ */
+export function compareAtAck(atAck: TimedSeries, truth: TimedSeries, opts: { shiftSeconds: number; floorBytes?: number; tolerance?: number; end: number }): AccuracyResult {
+  const score = new Scorer(opts.floorBytes ?? 1448, opts.tolerance ?? 0.05);
+  for (let i = 0; i < truth.t.length; i++) {
+    const ta = truth.t[i] - opts.shiftSeconds;
+    const j = atOrBefore(atAck.t, ta);
+    if (j < 0 || truth.t[i] + opts.shiftSeconds > opts.end) {
+      score.skippedOutside++;
+      continue;
+    }
+    if (!score.wants(truth.bytes[i])) continue;
+    score.add(truth.bytes[i], atAck.bytes[j], false);
+  }
+  return score.result();
+}
+
+/** The server's own datagram counters at each truth sample (the QUIC origins record them). */
+export interface TruthCounters {
+  /** UDP payload bytes the server had sent (`udp_tx_bytes`). */
+  txBytes: number[];
+  /** UDP payload bytes the server had received (`udp_rx_bytes`). */
+  rxBytes: number[];
+}
+
+/** The connection's datagrams as the capture saw them (unix seconds, ascending). */
+export interface CaptureDatagrams {
+  serverT: number[];
+  serverBytes: number[];
+  clientT: number[];
+  clientBytes: number[];
+}
+
+/** Sample flags the counter alignment reads (SampleFlag.dataSend, RecoveryFlag.lossTimer). */
+const DATA_SEND = 16;
+const LOSS_TIMER = 64;
+
+function cumulative(xs: number[]): number[] {
+  const out: number[] = [];
+  for (const x of xs) out.push((out.length ? out[out.length - 1] : 0) + x);
+  return out;
+}
+
+/**
+ * A stack may leave its first datagrams out of the connection's counters (quinn counts the
+ * client's first Initial at the endpoint, before the connection exists). Counters move by
+ * whole datagrams, so the right offset is the one that puts the most counter values exactly on
+ * the capture's running byte sums; returns it and that share.
+ */
+function calibrate(cum: number[], values: number[]): { offset: number; match: number } {
+  const sums = new Set([0, ...cum]);
+  let best = { offset: 0, match: -1 };
+  for (let k = 0; k <= Math.min(4, cum.length); k++) {
+    const offset = k === 0 ? 0 : cum[k - 1];
+    const hits = values.filter((v) => sums.has(v + offset)).length;
+    if (hits > best.match) best = { offset, match: hits };
+  }
+  return { offset: best.offset, match: values.length ? best.match / values.length : Number.NaN };
+}
+
+/**
+ * Counter alignment (QUIC): instead of assuming fixed one-way delays, read off each truth line
+ * how many bytes the server had sent and received, and take the estimate after exactly those
+ * datagrams: send steps up to the server datagram that brings the capture's byte count to the
+ * server's, ACK steps likewise for the client's datagrams, loss-timer steps by time (t - shift).
+ * This removes the timing differences between capture and server (an ACK held up on the lab
+ * path, a stalled origin process) and leaves only differences in accounting. `atAck`: the
+ * truth is quinn's at-ACK snapshot, the estimate the replay's value after the last ACK frame
+ * the server had received. `counterMatch`: share of counter values that fell exactly on a
+ * datagram boundary of the capture (low = the alignment itself is off).
+ */
+export function compareBifByCounters(
+  estimate: TimedSeries & { flags: ArrayLike<number> },
+  truth: TimedSeries & { counters: TruthCounters },
+  dgrams: CaptureDatagrams,
+  opts: {
+    shiftSeconds: number; floorBytes?: number; tolerance?: number; recovery?: ArrayLike<number>; atAck?: TimedSeries;
+    /** Diagnostics: called per compared sample with the capture times the counters point at. */
+    onSample?: (s: { i: number; gt: number; est: number; tSend: number; tAck: number }) => void;
+  },
+): AccuracyResult & { counterMatch: { tx: number; rx: number } } {
+  const score = new Scorer(opts.floorBytes ?? 1448, opts.tolerance ?? 0.05);
+  // Per kind of step (send, ACK, loss timer): times and running sums, so each truth sample
+  // costs three binary searches.
+  const kinds = [0, 1, 2].map(() => ({ t: [] as number[], sum: [] as number[] }));
+  for (let k = 0; k < estimate.t.length; k++) {
+    const step = estimate.bytes[k] - (k > 0 ? estimate.bytes[k - 1] : 0);
+    const f = estimate.flags[k];
+    const kind = kinds[f & DATA_SEND ? 0 : f & LOSS_TIMER ? 2 : 1];
+    kind.t.push(estimate.t[k]);
+    kind.sum.push((kind.sum.length ? kind.sum[kind.sum.length - 1] : 0) + step);
+  }
+  const upTo = (kind: { t: number[]; sum: number[] }, t: number) => {
+    const j = atOrBefore(kind.t, t);
+    return j < 0 ? 0 : kind.sum[j];
   };
+  const serverCum = cumulative(dgrams.serverBytes);
+  const clientCum = cumulative(dgrams.clientBytes);
+  const tx = calibrate(serverCum, truth.counters.txBytes);
+  const rx = calibrate(clientCum, truth.counters.rxBytes);
+  const tEnd = estimate.t.length ? estimate.t[estimate.t.length - 1] : -Infinity;
+  for (let i = 0; i < truth.t.length; i++) {
+    const kTx = atOrBefore(serverCum, truth.counters.txBytes[i] + tx.offset); // server datagrams wholly sent
+    // Before the server's first datagram or past the capture's end: nothing to compare.
+    if (kTx < 0 || truth.counters.txBytes[i] + tx.offset > serverCum[serverCum.length - 1] || truth.t[i] + opts.shiftSeconds > tEnd) {
+      score.skippedOutside++;
+      continue;
+    }
+    const gt = truth.bytes[i];
+    if (!score.wants(gt)) continue;
+    const tSend = dgrams.serverT[kTx];
+    const kRx = atOrBefore(clientCum, truth.counters.rxBytes[i] + rx.offset); // client datagrams wholly received
+    const tAck = kRx < 0 ? -Infinity : dgrams.clientT[kRx];
+    let est: number;
+    if (opts.atAck) {
+      const j = atOrBefore(opts.atAck.t, tAck);
+      est = j < 0 ? 0 : opts.atAck.bytes[j];
+    } else {
+      est = upTo(kinds[0], tSend) + upTo(kinds[1], tAck) + upTo(kinds[2], truth.t[i] - opts.shiftSeconds);
+    }
+    score.add(gt, est, !!opts.recovery?.[Math.max(0, atOrBefore(estimate.t, Math.max(tSend, tAck)))]);
+    opts.onSample?.({ i, gt, est, tSend, tAck });
+  }
+  return { ...score.result(), counterMatch: { tx: tx.match, rx: rx.match } };
 }
 
 /** Which ground-truth field is the sender's bytes in flight. */
@@ -156,10 +301,15 @@ function fieldValue(o: Record<string, unknown>, field: TruthField): unknown {
   return typeof o.inflight_pkts === 'number' && typeof o.mss === 'number' ? o.inflight_pkts * o.mss : undefined;
 }
 
-/** Reads ground-truth.jsonl into a series of one field; lines with the field null are skipped. */
-export function readGroundTruth(path: string, field: TruthField, remotePort?: number): TimedSeries & { mss: number | null } {
+/**
+ * Reads ground-truth.jsonl into a series of one field; lines with the field null are skipped.
+ * `counters` is set when every kept line carries the QUIC origins' datagram counters.
+ */
+export function readGroundTruth(path: string, field: TruthField, remotePort?: number): TimedSeries & { mss: number | null; counters?: TruthCounters } {
   const t: number[] = [];
   const bytes: number[] = [];
+  const tx: number[] = [];
+  const rx: number[] = [];
   let mss: number | null = null;
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -175,8 +325,14 @@ export function readGroundTruth(path: string, field: TruthField, remotePort?: nu
     if (typeof o.mss === 'number') mss = o.mss;
     t.push(o.t);
     bytes.push(v);
+    tx.push(typeof o.udp_tx_bytes === 'number' ? o.udp_tx_bytes : NaN);
+    rx.push(typeof o.udp_rx_bytes === 'number' ? o.udp_rx_bytes : NaN);
   }
   // Ground truth is appended in time order per connection, but sort to be safe.
   const idx = t.map((_, i) => i).sort((a, b) => t[a] - t[b]);
-  return { t: idx.map((i) => t[i]), bytes: idx.map((i) => bytes[i]), mss };
+  const out: TimedSeries & { mss: number | null; counters?: TruthCounters } = { t: idx.map((i) => t[i]), bytes: idx.map((i) => bytes[i]), mss };
+  if (t.length > 0 && tx.every((x) => !Number.isNaN(x)) && rx.every((x) => !Number.isNaN(x))) {
+    out.counters = { txBytes: idx.map((i) => tx[i]), rxBytes: idx.map((i) => rx[i]) };
+  }
+  return out;
 }

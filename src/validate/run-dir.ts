@@ -1,12 +1,17 @@
 /**
- * BiF accuracy of one probe run directory (capture.pcap + ground-truth.jsonl + probe.json):
- * traces the capture, picks the server flow, aligns it with the server's samples.
+ * BiF accuracy of one probe run directory (capture.pcap + ground-truth.jsonl + probe.json, and
+ * for HTTP/3 probes keylog.txt): traces the capture, picks the server flow, aligns it with the
+ * server's samples.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SampleFlag, traceFile } from '../trace/index.js';
+import { readCapture, SampleFlag, traceFile } from '../trace/index.js';
 import type { FlowResult } from '../trace/index.js';
-import { compareBif, readGroundTruth, type AccuracyResult, type TruthField } from './bif-accuracy.js';
+import { formatEndpoint } from '../trace/ip.js';
+import { compareAtAck, compareBif, compareBifByCounters, readGroundTruth, type AccuracyResult, type CaptureDatagrams, type TruthField } from './bif-accuracy.js';
+
+/** The TLS key log an HTTP/3 probe keeps (src/probe/probe.ts PROBE_KEYLOG). */
+export const RUN_KEYLOG = 'keylog.txt';
 
 /** The probe's client address inside its topology (src/net/topology.ts ADDR.client). */
 export const PROBE_CLIENT_IP = '10.203.1.2';
@@ -22,10 +27,15 @@ export interface RunMeta {
   regionRttMs: number;
 }
 
+export type Alignment = 'two-sided' | 'shift' | 'counters';
+
 export interface RunAccuracy extends RunMeta {
   field: TruthField;
   bifMethod: string;
+  alignment: Alignment;
   accuracy: AccuracyResult;
+  /** Why a QUIC flow kept the heuristic although the run has a key log. */
+  fallbackReason?: string;
 }
 
 interface ProbeJson {
@@ -73,15 +83,32 @@ export function truthFieldFor(meta: Pick<RunMeta, 'protocol' | 'stack'>): TruthF
 
 /**
  * `alignment`: 'two-sided' (default) undoes the ACKs the capture saw within one one-way delay
- * before a server sample (see AccuracyOptions.dataSend); 'shift' matches one instant only.
+ * before a server sample (see AccuracyOptions.dataSend); 'shift' matches one instant only;
+ * 'counters' (QUIC) aligns by the server's own datagram counters (compareBifByCounters).
+ * `quic`: 'auto' (default) uses the key log when the run has one (exact BiF), 'heuristic' never.
+ * quinn's `bytes_in_flight_at_ack` is compared with the exact replay's at-ACK values.
  */
-export async function runAccuracy(dir: string, opts: { regionRttMs?: number; field?: TruthField; floorBytes?: number; alignment?: 'two-sided' | 'shift' } = {}): Promise<RunAccuracy> {
+export async function runAccuracy(dir: string, opts: {
+  regionRttMs?: number; field?: TruthField; floorBytes?: number; alignment?: Alignment; quic?: 'auto' | 'heuristic' | 'exact';
+  /** Diagnostics for the counter alignment (times in unix seconds). */
+  onSample?: Parameters<typeof compareBifByCounters>[3]['onSample'];
+} = {}): Promise<RunAccuracy> {
   const meta = readRunMeta(dir, opts.regionRttMs);
   const pcap = join(dir, 'capture.pcap');
   if (!existsSync(pcap)) throw new Error(`${dir}: no capture.pcap`);
-  const tr = await traceFile(pcap, { clientIps: [PROBE_CLIENT_IP] });
+  const keylogPath = join(dir, RUN_KEYLOG);
+  const useKeys = meta.protocol === 'quic' && opts.quic !== 'heuristic' && existsSync(keylogPath);
+  if (opts.quic === 'exact' && !useKeys) throw new Error(`${dir}: no ${RUN_KEYLOG} for exact QUIC BiF`);
+  const oneWay = meta.regionRttMs / 2000;
+  const tr = await traceFile(pcap, {
+    clientIps: [PROBE_CLIENT_IP],
+    keylog: useKeys ? keylogPath : undefined,
+    // The capture point sits one region RTT (there and back) from the origin.
+    quicSenderPathRttSeconds: meta.regionRttMs / 1000,
+  });
   const flow = bulkFlow(tr.flows, meta.protocol);
   const field = opts.field ?? truthFieldFor(meta);
+  const alignment = opts.alignment ?? 'two-sided';
   if (!flow?.series) throw new Error(`${dir}: no ${meta.protocol} flow with a BiF series in the capture`);
   // Series times are seconds since the flow's first packet; rebase to unix seconds.
   const base = tr.captureStart + flow.startSeconds;
@@ -89,7 +116,51 @@ export async function runAccuracy(dir: string, opts: { regionRttMs?: number; fie
   const truth = readGroundTruth(join(dir, 'ground-truth.jsonl'), field);
   const floorBytes = opts.floorBytes ?? truth.mss ?? (meta.protocol === 'tcp' ? 1448 : 1200);
   const recovery = flow.sampleFlags ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.recovery ? 1 : 0)) : undefined;
-  const dataSend = flow.sampleFlags && opts.alignment !== 'shift' ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.dataSend ? 1 : 0)) : undefined;
-  const accuracy = compareBif({ t, bytes: flow.series.bif }, truth, { shiftSeconds: meta.regionRttMs / 2000, floorBytes, recovery, dataSend });
-  return { ...meta, field, bifMethod: flow.bifMethod, accuracy };
+  const dataSend = flow.sampleFlags && alignment !== 'shift' ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.dataSend ? 1 : 0)) : undefined;
+  const exact = flow.quic?.exact;
+  const atAck = field === 'bytes_in_flight_at_ack' && exact ? { t: Float64Array.from(exact.atAck.t, (x) => x + base), bytes: exact.atAck.bif } : undefined;
+  let accuracy: AccuracyResult;
+  if (alignment === 'counters') {
+    if (meta.protocol !== 'quic' || !truth.counters || !flow.sampleFlags) throw new Error(`${dir}: counter alignment needs a QUIC flow and the origin's datagram counters`);
+    const dgrams = await flowDatagrams(pcap, flow, base);
+    accuracy = compareBifByCounters({ t, bytes: flow.series.bif, flags: flow.sampleFlags }, { ...truth, counters: truth.counters }, dgrams,
+      { shiftSeconds: oneWay, floorBytes, recovery, atAck, onSample: opts.onSample });
+  } else if (atAck) {
+    accuracy = compareAtAck(atAck, truth, { shiftSeconds: alignment === 'shift' ? 0 : oneWay, floorBytes, end: t[t.length - 1] });
+  } else {
+    accuracy = compareBif({ t, bytes: flow.series.bif }, truth, { shiftSeconds: oneWay, floorBytes, recovery, dataSend });
+  }
+  return { ...meta, field, bifMethod: flow.bifMethod, alignment, accuracy, fallbackReason: flow.quic?.fallbackReason };
+}
+
+/**
+ * The flow's datagrams as captured, for the counter alignment, on exactly the series' clock
+ * (same arithmetic as the trace step, so equal capture times compare equal).
+ */
+async function flowDatagrams(pcap: string, flow: FlowResult, base: number): Promise<CaptureDatagrams> {
+  // Paths are "udp:CLIENT-SERVER" endpoints (several after a migration).
+  const ends = flow.paths.map((p) => /^udp:(.*\d)-((?:\[[^\]]+\]|[\d.]+):\d+)$/.exec(p)).filter((m) => m !== null);
+  const clients = new Set(ends.map((m) => m[1]));
+  const servers = new Set(ends.map((m) => m[2]));
+  const out: CaptureDatagrams = { serverT: [], serverBytes: [], clientT: [], clientBytes: [] };
+  let sec0: number | undefined;
+  let nsec0 = 0;
+  await readCapture(pcap, (p) => {
+    if (sec0 === undefined) {
+      sec0 = p.tsSec;
+      nsec0 = p.tsNsec;
+    }
+    if (p.protocol !== 17) return;
+    const src = formatEndpoint(p.ipVersion, p.src, p.srcPort);
+    const dst = formatEndpoint(p.ipVersion, p.dst, p.dstPort);
+    const tu = (p.tsSec - sec0 + (p.tsNsec - nsec0) * 1e-9 - flow.startSeconds) + base;
+    if (servers.has(src) && clients.has(dst)) {
+      out.serverT.push(tu);
+      out.serverBytes.push(p.payloadLen);
+    } else if (servers.has(dst) && clients.has(src)) {
+      out.clientT.push(tu);
+      out.clientBytes.push(p.payloadLen);
+    }
+  });
+  return out;
 }

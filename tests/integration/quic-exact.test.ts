@@ -1,0 +1,54 @@
+/**
+ * Exact QUIC BiF on committed lab captures (tests/fixtures/quic-keylog/: /bytes/60000 HTTP/3
+ * probes from labs/train.ts, region near, nebby-50, recorded 2026-11-22 with Chromium 156, the
+ * capture at snaplen 128 plus the run's keylog.txt; ground truth trimmed to the fields the
+ * validation reads). Runs without the lab.
+ *
+ * Measured when recorded (docs/benchmarks/bif-accuracy.md has the full benchmark):
+ *   aioquic-reno, bytes_in_flight: exact 97.1% within 5% (counter alignment), 81.7% (time
+ *     alignment); heuristic 1.0%.
+ *   quinn-cubic, bytes_in_flight: exact 97.9% (counters), 92.5% (time); bytes_in_flight_at_ack:
+ *     91.7% (counters), 89.2% (time); heuristic 0-2%.
+ * The thresholds sit a little below, so a regression in decryption, the replay or the
+ * alignment shows here.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runAccuracy } from '../../src/validate/run-dir.js';
+
+const dir = (n: string) => join(import.meta.dirname, '../fixtures/quic-keylog', n);
+
+describe('exact QUIC BiF on lab fixtures (key log)', () => {
+  it('aioquic-reno: decrypted at snaplen 128, matched to the key log, within 5% of aioquic\'s own counter', async () => {
+    const r = await runAccuracy(dir('aioquic-reno-nebby-50'), { regionRttMs: 10, alignment: 'counters' });
+    expect(r.bifMethod).toBe('quic-keylog-exact');
+    expect(r.fallbackReason).toBeUndefined();
+    expect(r.field).toBe('bytes_in_flight');
+    expect(r.accuracy.samples).toBeGreaterThan(100);
+    expect(r.accuracy.within).toBeGreaterThan(0.95);
+    expect(r.accuracy.withinOneSegment).toBeGreaterThan(0.97);
+    expect(r.accuracy.mape).toBe(0);
+  });
+
+  it('quinn-cubic: the replay tracks quinn\'s in-flight counters', async () => {
+    const now = await runAccuracy(dir('quinn-cubic-nebby-50'), { regionRttMs: 10, alignment: 'counters', field: 'bytes_in_flight' });
+    expect(now.bifMethod).toBe('quic-keylog-exact');
+    expect(now.accuracy.samples).toBeGreaterThan(230);
+    expect(now.accuracy.within).toBeGreaterThan(0.95);
+    const atAck = await runAccuracy(dir('quinn-cubic-nebby-50'), { regionRttMs: 10, alignment: 'counters' });
+    expect(atAck.field).toBe('bytes_in_flight_at_ack');
+    expect(atAck.accuracy.within).toBeGreaterThan(0.88);
+  });
+
+  it('time alignment (fixed one-way delays) is less exact than the server\'s counters, but far above the heuristic', async () => {
+    for (const [name, min] of [['aioquic-reno-nebby-50', 0.75], ['quinn-cubic-nebby-50', 0.85]] as const) {
+      const exact = await runAccuracy(dir(name), { regionRttMs: 10, field: 'bytes_in_flight' });
+      const counters = await runAccuracy(dir(name), { regionRttMs: 10, field: 'bytes_in_flight', alignment: 'counters' });
+      const heuristic = await runAccuracy(dir(name), { regionRttMs: 10, field: 'bytes_in_flight', quic: 'heuristic' });
+      expect(heuristic.bifMethod).toBe('quic-nebby-heuristic');
+      expect(exact.accuracy.within).toBeGreaterThan(min);
+      expect(counters.accuracy.within).toBeGreaterThan(exact.accuracy.within);
+      expect(heuristic.accuracy.within).toBeLessThan(0.1);
+    }
+  });
+});
