@@ -1,13 +1,16 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { ExitCode, MissingPrerequisiteError } from '../util/errors.js';
 import { loadScenario, checkScenarioTypes, formatTypeIssues } from '../scenario/load.js';
 import { readRunningLab } from '../lab/state.js';
-import { analyzeRunDir, runScenarioSession, type RunOutcome, type SummaryRow } from '../session/run.js';
+import { analyzeRunDir, runScenarioSession, type AssetTypeRow, type RunOutcome, type SummaryRow } from '../session/run.js';
+import { writeRunVote } from '../session/repeat.js';
+import { newRunId } from '../net/netns.js';
+import type { VoteFile } from '../results/vote.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunInfo } from '../results/schema.js';
 import { reapLeftovers, requireRoot } from './common.js';
-import { openStore, ingestRunDir } from '../store/index.js';
+import { openStore, ingestRunDir, ingestVote } from '../store/index.js';
 import { join as joinPath } from 'node:path';
 
 /** Indexes run directories in the results store (one SQLite file); re-ingesting replaces. */
@@ -22,11 +25,30 @@ function indexRuns(storePath: string, dirs: string[], say: (m: string) => void):
   }
 }
 
-function table(rows: SummaryRow[]): string {
-  const head = ['host', 'asset types', 'protocol', 'flows', 'verdict', 'confidence'];
-  const body = rows.map((r) => [r.host, r.assetTypes.join(',') || '-', r.protocol, String(r.flows), r.label, r.confidence.toFixed(2)]);
+function columns(head: string[], body: string[][]): string {
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  return [head, ...body].map((cols) => cols.map((c, i) => c.padEnd(w[i])).join('  ')).join('\n');
+  return [head, ...body].map((cols) => cols.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd()).join('\n');
+}
+
+/** The end summary: one row per server host. */
+function table(rows: SummaryRow[]): string {
+  return columns(['host', 'asset types', 'protocol', 'flows', 'verdict', 'confidence'],
+    rows.map((r) => [r.host, r.assetTypes.join(',') || '-', r.protocol, String(r.flows), r.label, r.confidence.toFixed(2)]));
+}
+
+/** The end summary: one row per asset type. */
+function typeTable(rows: AssetTypeRow[]): string {
+  return columns(['asset type', 'hosts', 'protocol', 'flows', 'verdict', 'confidence'],
+    rows.map((r) => [r.assetType, r.hosts.join(',') || '-', r.protocols.join(','), String(r.flows), r.label, r.confidence.toFixed(2)]));
+}
+
+/** The majority vote of --repeat N: one row per asset type, then per host. */
+function voteTable(v: VoteFile): string {
+  return columns(['by', 'asset type / host', 'verdict', 'votes', 'confidence', 'hosts / asset types'],
+    v.groups.map((g) => [g.dimension === 'asset-type' ? 'type' : 'host', g.key, g.label,
+      `${g.winnerVotes}/${g.ballots}` + (Object.keys(g.votes).length > 1 || g.label !== Object.keys(g.votes)[0]
+        ? ` (${Object.entries(g.votes).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ')})` : ''),
+      g.confidence.toFixed(2), g.related.join(',') || '-']));
 }
 
 export function registerRun(program: Command): void {
@@ -37,7 +59,11 @@ export function registerRun(program: Command): void {
     .option('--lab [name]', 'run against the local lab (default for scenarios marked lab: true)')
     .option('--region <name>', 'region tag of the run; in lab mode also the lab region', 'local')
     .option('--profile <p...>', 'network profiles (default: the scenario\'s, nebby-50 and nebby-100)')
-    .option('--repeat <n>', 'repeat the whole run n times (majority vote across runs)', (v) => Number(v), 1)
+    .option('--repeat <n>', 'repeat the whole run n times; n > 1 adds a majority vote per asset type and host (<out>/*.vote.json)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('a whole number from 1 to 100');
+      return n;
+    }, 1)
     .option('--out <dir>', 'where run directories go', 'runs')
     .option('--model <file>', 'classifier model (default models/ccbrowse-model.json)')
     .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
@@ -62,22 +88,38 @@ export function registerRun(program: Command): void {
       }
       const t0 = Date.now();
       const outcomes: RunOutcome[] = [];
+      // The N runs of --repeat share an id: run.json's repeat.group and their vote file's voteId.
+      const voteId = opts.repeat > 1 ? newRunId() : undefined;
       for (let i = 1; i <= opts.repeat; i++) {
         outcomes.push(await runScenarioSession({
           scenario, scenarioFile: file, mode, lab, region: opts.region, profiles: opts.profile, outDir: opts.out,
-          keepKeys: opts.keepKeys, modelPath: opts.model, repeat: opts.repeat > 1 ? { index: i, of: opts.repeat } : undefined,
+          keepKeys: opts.keepKeys, modelPath: opts.model, repeat: voteId ? { index: i, of: opts.repeat, group: voteId } : undefined,
           progress: opts.json ? undefined : (m) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${m}\n`),
         }));
       }
       const storePath = opts.store ?? joinPath(opts.out, 'ccbrowse.sqlite');
       indexRuns(storePath, outcomes.map((o) => o.dir), (m) => process.stderr.write(`${m}\n`));
-      if (opts.json) console.log(JSON.stringify(outcomes, null, 2));
-      else for (const o of outcomes) {
-        console.log(`\n${o.dir}  (${o.status}${o.incompleteReason ? `: ${o.incompleteReason}` : ''})`);
-        console.log(`bytes tied to flows: ${Object.entries(o.byteCoverage).map(([p, c]) => `${p} ${(c * 100).toFixed(1)}%`).join(', ')}`);
-        console.log(table(o.summary));
+      let vote: { path: string; vote: VoteFile } | undefined;
+      if (voteId && outcomes.length > 0) {
+        vote = writeRunVote(opts.out, voteId, opts.repeat, outcomes);
+        const store = openStore(storePath);
+        try { ingestVote(store, vote.path); } catch (err) { process.stderr.write(`store: vote ${vote.path} not indexed: ${(err as Error).message}\n`); } finally { store.close(); }
       }
-      if (!opts.json) console.log(`\nindexed in ${storePath}; 'ccbrowse report --store ${storePath} --out report/' builds the report`);
+      if (opts.json) console.log(JSON.stringify({ runs: outcomes, vote: vote?.vote ?? null, voteFile: vote?.path ?? null }, null, 2));
+      else {
+        for (const o of outcomes) {
+          console.log(`\n${o.dir}  (${o.status}${o.incompleteReason ? `: ${o.incompleteReason}` : ''})`);
+          console.log(`bytes tied to flows: ${Object.entries(o.byteCoverage).map(([p, c]) => `${p} ${(c * 100).toFixed(1)}%`).join(', ')}`);
+          console.log(table(o.summary));
+          console.log('');
+          console.log(typeTable(o.byAssetType));
+        }
+        if (vote) {
+          console.log(`\nmajority vote over ${outcomes.length} run(s) x ${vote.vote.profiles.length} profile(s): ${vote.path}`);
+          console.log(voteTable(vote.vote));
+        }
+        console.log(`\nindexed in ${storePath}; 'ccbrowse report --store ${storePath} --out report/' builds the report`);
+      }
       process.exitCode = outcomes.every((o) => o.status === 'complete') ? ExitCode.ok : ExitCode.checkFailed;
     });
 
@@ -97,6 +139,6 @@ export function registerRun(program: Command): void {
       });
       const r = await analyzeRunDir(dir, { modelPath: opts.model, rules, profiles: run.profiles.map((p) => p.name), runId: run.runId, lab: run.mode === 'lab' });
       indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
-      console.log(opts.json ? JSON.stringify(r.summary, null, 2) : table(r.summary));
+      console.log(opts.json ? JSON.stringify(r.summary, null, 2) : `${table(r.summary)}\n\n${typeTable(r.byAssetType)}`);
     });
 }

@@ -4,3 +4,4 @@ export { readRunDir, readLabBench, parseFile, crossCheck, ResultsFileError, RUN_
 export { writeRunFiles, writeJsonAtomic, type RunFilesInput } from './write.js';
 export { labBenchSchema, labBenchFromOutcomes, LAB_BENCH_SCHEMA_VERSION, type LabBench } from './labBench.js';
 export { verdictRecordFromClassifier, spacedPeaks, type ClassifierVerdictLike } from './fromClassifier.js';
+export { voteFileSchema, voteGroupSchema, ballotSchema, writeVoteFile, readVoteFile, VOTE_SCHEMA_VERSION, type VoteFile, type VoteGroupRecord } from './vote.js';

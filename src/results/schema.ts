@@ -58,8 +58,11 @@ export const runSchema = z
     mode: z.enum(['lab', 'internet']),
     /** One browser session per profile; flows and assets name the profile they belong to. */
     profiles: z.array(profileRefSchema).min(1),
-    /** For --repeat N: this run's index (1-based) among N. */
-    repeat: z.object({ index: z.number().int().positive(), of: z.number().int().positive() }).optional(),
+    /**
+     * For --repeat N: this run's index (1-based) among N, and the id the N runs share (that of
+     * their majority vote file, vote.ts). `group` was added later: older runs lack it.
+     */
+    repeat: z.object({ index: z.number().int().positive(), of: z.number().int().positive(), group: id.optional() }).optional(),
     startedAt: isoTime,
     /** Null when the run never finished (crash): then status is incomplete. */
     endedAt: isoTime.nullable(),
@@ -94,7 +97,8 @@ export const runSchema = z
 /** tcp; quic (UDP carrying QUIC); udp-rtp (WebRTC media, never forced into a TCP class); udp (other). */
 export const FLOW_PROTOCOLS = ['tcp', 'quic', 'udp-rtp', 'udp'] as const;
 /** How bytes in flight were measured: TCP seq/ack, the QUIC estimate (Nebby), or not at all. */
-export const BIF_METHODS = ['tcp-seq-ack', 'quic-ack-estimate', 'none'] as const;
+/** quic-ack-estimate = Nebby's heuristic; quic-keylog-exact = decrypted ACK frames (TLS key log). */
+export const BIF_METHODS = ['tcp-seq-ack', 'quic-ack-estimate', 'quic-keylog-exact', 'none'] as const;
 
 const endpoint = z.object({ ip: z.string().min(1), port: z.number().int().min(0).max(65535) });
 const perDirection = z.object({ down: nonNegInt, up: nonNegInt });

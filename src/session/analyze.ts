@@ -62,7 +62,10 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
 
 export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[], opts: { lab?: boolean } = {}): Promise<ProfileAnalysis> {
   const warnings: string[] = [];
-  const trace = await traceFile(join(dir, ARTIFACTS.pcap), { clientIps: [ADDR.client, ADDR.client6] });
+  // With the TLS key log (kept by --keep-keys, or still there when a run analyses before
+  // deleting it) QUIC flows get exact bytes in flight; without it, Nebby's heuristic.
+  const keylog = join(dir, ARTIFACTS.keylog);
+  const trace = await traceFile(join(dir, ARTIFACTS.pcap), { clientIps: [ADDR.client, ADDR.client6], keylog: existsSync(keylog) ? keylog : undefined });
   warnings.push(...trace.warnings);
   let endpoints = new Map<number, NetLogEndpoint>();
   try { endpoints = readNetLog(join(dir, ARTIFACTS.netlog)); } catch (err) { warnings.push(`NetLog unusable: ${(err as Error).message}`); }
@@ -89,7 +92,7 @@ export async function analyzeProfile(dir: string, profile: string, model: Model,
       packets: { down: f.toClient.packets, up: f.toServer.packets },
       startMs: Math.max(0, f.startSeconds * 1000), durationMs: Math.max(0, f.durationSeconds * 1000),
       rttMs: Number.isFinite(f.rtt.medianSeconds) && f.rtt.samples > 0 ? f.rtt.medianSeconds * 1000 : null,
-      bifMethod: f.bifMethod === 'tcp-seq-ack' ? 'tcp-seq-ack' : f.bifMethod === 'none' ? 'none' : 'quic-ack-estimate',
+      bifMethod: f.bifMethod === 'tcp-seq-ack' || f.bifMethod === 'none' || f.bifMethod === 'quic-keylog-exact' ? f.bifMethod : 'quic-ack-estimate',
       retransmissions: f.tcp ? f.tcp.server.retransmittedPackets : null,
     } as FlowRecord);
     const assetBytes = Object.fromEntries(corr.flowAssets.get(f.id) ?? []);

@@ -24,14 +24,16 @@ import { processStartTime, undo } from '../net/resources.js';
 import { labUrl } from '../scenario/lab.js';
 import type { LabContext } from '../scenario/lab.js';
 import type { Scenario } from '../scenario/schema.js';
-import { fuseProfiles } from '../classify/index.js';
 import { loadModel } from '../classify/model.js';
-import type { Verdict } from '../classify/verdict.js';
 import { writeRunFiles } from '../results/write.js';
 import type { RunInfo } from '../results/schema.js';
 import { repoRoot } from '../util/paths.js';
 import { ARTIFACTS, runBrowserSession } from './browser-session.js';
 import { analyzeProfile, modelId, REQUESTS_FILE, type ProfileAnalysis } from './analyze.js';
+import { formatBytes, formatProgress, ProgressMeter, type ProgressSample } from './progress.js';
+import { summarize, summarizeAssetTypes, type AssetTypeRow, type SummaryRow } from './summary.js';
+
+export { summarize, summarizeAssetTypes, type AssetTypeRow, type SummaryRow, type ProgressSample };
 
 export interface RunOptions {
   scenario: Scenario;
@@ -44,18 +46,11 @@ export interface RunOptions {
   outDir: string;
   keepKeys?: boolean;
   modelPath?: string;
-  repeat?: { index: number; of: number };
+  /** For --repeat N: this run's index among N, and the id shared by the N runs (their vote). */
+  repeat?: { index: number; of: number; group?: string };
   progress?: (msg: string) => void;
-}
-
-export interface SummaryRow {
-  host: string;
-  assetTypes: string[];
-  protocol: string;
-  flows: number;
-  label: string;
-  confidence: number;
-  reason: string;
+  /** The same progress as data (about once a second per profile session). */
+  onProgress?: (s: ProgressSample) => void;
 }
 
 export interface RunOutcome {
@@ -63,7 +58,10 @@ export interface RunOutcome {
   runId: string;
   status: 'complete' | 'incomplete';
   incompleteReason?: string;
+  /** One row per server host, verdict fused across profiles. */
   summary: SummaryRow[];
+  /** One row per asset type, verdict fused across profiles. */
+  byAssetType: AssetTypeRow[];
   byteCoverage: Record<string, number>;
 }
 
@@ -144,16 +142,28 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       }
       await waitForAddresses(topo.clientNs);
       say(`[${profile.name}] browser: ${opts.scenario.startUrl}`);
-      const t0 = Date.now();
-      const session = await runBrowserSession(stack, {
-        netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs, lab: labCtx, log: (m) => say(`[${profile.name}] ${m}`),
-        signal: abort.signal,
-        onTick: () => { void shaper.classifier.flowsSeen().then((n) => say(`[${profile.name}] ${((Date.now() - t0) / 1000).toFixed(0)} s, ${n} flows`)); },
+      // Progress once a second from the browser's start to its end (phase, elapsed, flows, bytes).
+      const meter = new ProgressMeter({
+        profile: profile.name, capturePid: capture.pid, dev: topo.shaperServerDev, startedAt: Date.now(),
+        flowsSeen: () => shaper.classifier.flowsSeen(),
+        emit: (s) => { say(formatProgress(s)); opts.onProgress?.(s); },
       });
+      const ticker = setInterval(() => { void meter.tick(); }, 1000);
+      let session: Awaited<ReturnType<typeof runBrowserSession>>;
+      try {
+        session = await runBrowserSession(stack, {
+          netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs, lab: labCtx, log: (m) => say(`[${profile.name}] ${m}`),
+          signal: abort.signal,
+          onTick: () => { meter.phase = 'activity'; },
+        });
+      } finally {
+        clearInterval(ticker);
+      }
       browserVersion = session.browserVersion;
       writeFileSync(join(pdir, REQUESTS_FILE), JSON.stringify(session.requests));
+      const atEnd = meter.counters();
       const stats = await capture.stop();
-      writeFileSync(join(pdir, 'capture-stats.json'), JSON.stringify(stats));
+      writeFileSync(join(pdir, 'capture-stats.json'), JSON.stringify({ ...stats, ...atEnd }));
       if (opts.mode === 'lab' && runAddr) {
         // The servers' own view (tcp_info / QUIC stats) of this run's connections, kept with it.
         const gtDir = join(pdir, 'ground-truth');
@@ -167,7 +177,8 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       if (session.outcome.status !== 'ok') {
         incomplete.push(`${profile.name}: ${session.outcome.status}: ${session.outcome.detail}${session.outcome.error ? ` (${session.outcome.error})` : ''}`);
       }
-      say(`[${profile.name}] ${session.outcome.status}: ${session.outcome.detail}; ${stats.captured} packets captured`);
+      say(`[${profile.name}] ${session.outcome.status}: ${session.outcome.detail}; ${stats.captured} packets captured, `
+        + `${formatBytes(atEnd.bytesDown)} down / ${formatBytes(atEnd.bytesUp)} up`);
     } catch (err) {
       incomplete.push(`${profile.name}: ${(err as Error).message}`);
       say(`[${profile.name}] failed: ${(err as Error).message}`);
@@ -176,18 +187,25 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       release();
     }
   }
-  if (!opts.keepKeys) for (const p of profiles) rmSync(join(dir, p.name, ARTIFACTS.keylog), { force: true });
-
   say('analysis: trace, correlate, classify');
-  const result = await analyzeRunDir(dir, { modelPath, rules: opts.scenario.assetRules, profiles: profiles.map((p) => p.name), lab: opts.mode === 'lab' });
+  let result: Awaited<ReturnType<typeof analyzeRunDir>>;
+  try {
+    // The key log makes QUIC bytes in flight exact, so it is read here and only then removed.
+    result = await analyzeRunDir(dir, { modelPath, rules: opts.scenario.assetRules, profiles: profiles.map((p) => p.name), lab: opts.mode === 'lab' });
+  } finally {
+    if (!opts.keepKeys) for (const p of profiles) rmSync(join(dir, p.name, ARTIFACTS.keylog), { force: true });
+  }
   const status = incomplete.length ? 'incomplete' : 'complete';
   writeRunFiles(dir, { run: runInfo(status, new Date()) });
-  return { dir, runId, status, incompleteReason: incomplete.join('; ') || undefined, summary: result.summary, byteCoverage: result.byteCoverage };
+  return {
+    dir, runId, status, incompleteReason: incomplete.join('; ') || undefined,
+    summary: result.summary, byAssetType: result.byAssetType, byteCoverage: result.byteCoverage,
+  };
 }
 
 /** Analyses (or re-analyses) a run directory's profiles and writes flows/assets/verdicts. */
 export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rules?: Scenario['assetRules']; profiles: string[]; runId?: string; lab?: boolean }): Promise<{
-  summary: SummaryRow[]; byteCoverage: Record<string, number>; analyses: ProfileAnalysis[];
+  summary: SummaryRow[]; byAssetType: AssetTypeRow[]; byteCoverage: Record<string, number>; analyses: ProfileAnalysis[];
 }> {
   const modelPath = opts.modelPath ?? defaultModelPath();
   const model = loadModel(modelPath);
@@ -203,35 +221,5 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
     assets: { schemaVersion: 1, runId, assets: analyses.flatMap((a) => a.assets) },
     verdicts: { schemaVersion: 1, runId, model: modelId(modelPath), analysedAt: new Date().toISOString(), verdicts: analyses.flatMap((a) => a.verdicts) },
   });
-  return { summary: summarize(analyses), byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])), analyses };
-}
-
-/**
- * One row per server host: the flows that carried the page's bytes from it, their asset
- * types, and one verdict fused across profiles (each profile's largest flow from that host).
- */
-export function summarize(analyses: ProfileAnalysis[]): SummaryRow[] {
-  const hosts = new Map<string, { types: Set<string>; protocol: string; flows: number; perProfile: Map<string, { v: Verdict; bytes: number }> }>();
-  for (const a of analyses) {
-    for (const [flowId, info] of a.flowInfo) {
-      if (Object.keys(info.assetBytes).length === 0 && info.protocol !== 'udp-rtp') continue; // carried nothing the page asked for
-      const h = hosts.get(info.host) ?? { types: new Set<string>(), protocol: info.protocol, flows: 0, perProfile: new Map() };
-      for (const t of Object.keys(info.assetBytes)) h.types.add(t);
-      h.flows++;
-      const v = a.rawVerdicts.get(flowId);
-      const best = h.perProfile.get(a.profile);
-      if (v && (!best || info.bytesDown > best.bytes)) h.perProfile.set(a.profile, { v, bytes: info.bytesDown });
-      hosts.set(info.host, h);
-    }
-  }
-  return [...hosts.entries()].map(([host, h]) => {
-    const verdicts = [...h.perProfile.values()].map((x) => x.v);
-    const fused = verdicts.length > 1 ? fuseProfiles(verdicts) : verdicts[0];
-    return {
-      host, assetTypes: [...h.types].sort(), protocol: h.protocol, flows: h.flows,
-      ...(h.protocol === 'udp-rtp'
-        ? { label: 'WebRTC media', confidence: 1, reason: 'RTP/SRTP media of a call (no TCP-like window to read)' }
-        : { label: fused?.label ?? 'Unknown', confidence: fused?.confidence ?? 0, reason: fused?.reason ?? 'no classifiable flow' }),
-    };
-  }).sort((a, b) => a.host.localeCompare(b.host));
+  return { summary: summarize(analyses), byAssetType: summarizeAssetTypes(analyses), byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])), analyses };
 }

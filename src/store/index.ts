@@ -1,7 +1,7 @@
 /** Public surface of the results store. */
 export { openStore, migrate, type Store, type OpenOptions } from './open.js';
 export { MIGRATIONS, STORE_SCHEMA_VERSION, type Migration } from './migrations.js';
-export { ingestRun, ingestRuns, ingestRunDir, ingestLabBench, deleteRun, dayOf, type IngestInput, type IngestResult } from './ingest.js';
+export { ingestRun, ingestRuns, ingestRunDir, ingestLabBench, ingestVote, deleteRun, dayOf, type IngestInput, type IngestResult } from './ingest.js';
 export { dominantLabel, mergeTallies, type Dominant, type LabelTally } from './dominant.js';
 export { cellsOfRun, type RunCell } from './cells.js';
 export {
@@ -31,3 +31,4 @@ export {
   type LabelAt,
 } from './queries.js';
 export { iterateRuns, iterateFlows, iterateAssets, RUN_COLUMNS, FLOW_COLUMNS, ASSET_COLUMNS, type ExportValue } from './export.js';
+export { listVotes, type StoredVote, type StoredVoteGroup } from './votes.js';

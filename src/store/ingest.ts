@@ -7,6 +7,7 @@ import { deflateSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { readLabBench, readRunDir, type RunData } from '../results/read.js';
 import type { LabBench } from '../results/labBench.js';
+import { readVoteFile, type VoteFile } from '../results/vote.js';
 import { cellsOfRun } from './cells.js';
 import type { Store } from './open.js';
 
@@ -35,9 +36,9 @@ function statements(db: Database.Database) {
       db.prepare('DELETE FROM runs WHERE run_pk = ?'),
     ],
     run: db.prepare(`INSERT INTO runs (run_id, site, region, date, started_at, ended_at, status, incomplete_reason, scenario_name,
-      scenario_kind, scenario_file, start_url, mode, profiles, repeat_index, repeat_of, tool_version, browser_version, model,
+      scenario_kind, scenario_file, start_url, mode, profiles, repeat_index, repeat_of, repeat_group, tool_version, browser_version, model,
       source_dir, ingested_at) VALUES (@run_id, @site, @region, @date, @started_at, @ended_at, @status, @incomplete_reason,
-      @scenario_name, @scenario_kind, @scenario_file, @start_url, @mode, @profiles, @repeat_index, @repeat_of, @tool_version,
+      @scenario_name, @scenario_kind, @scenario_file, @start_url, @mode, @profiles, @repeat_index, @repeat_of, @repeat_group, @tool_version,
       @browser_version, @model, @source_dir, @ingested_at)`),
     flow: db.prepare(`INSERT INTO flows (run_pk, flow_id, profile, protocol, transport, client_ip, client_port, server_ip,
       server_port, server_name, bytes_down, bytes_up, packets_down, packets_up, start_ms, duration_ms, rtt_ms, bif_method,
@@ -49,6 +50,12 @@ function statements(db: Database.Database) {
       protocol, start_ms, end_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     cell: db.prepare(`INSERT INTO cells (run_pk, asset_type, label, kind, bytes, flows, assets, conf_bytes)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    findVote: db.prepare<[string], { vote_pk: number }>('SELECT vote_pk FROM votes WHERE vote_id = ?'),
+    delVote: [db.prepare('DELETE FROM vote_groups WHERE vote_pk = ?'), db.prepare('DELETE FROM votes WHERE vote_pk = ?')],
+    vote: db.prepare(`INSERT INTO votes (vote_id, site, region, date, created_at, scenario_name, scenario_kind, mode, profiles, model,
+      repeat_of, runs, rule, source_file, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    voteGroup: db.prepare(`INSERT INTO vote_groups (vote_pk, dimension, key, label, kind, confidence, ballots, answers, winner_votes,
+      votes, reason, related, protocols, per_run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     bench: db.prepare(`INSERT INTO lab_benchmarks (name, created_at, body) VALUES (?, ?, ?)
       ON CONFLICT (name, created_at) DO UPDATE SET body = excluded.body`),
   };
@@ -88,6 +95,7 @@ function insertRun(s: Statements, d: IngestInput, now: string): IngestResult {
       profiles: JSON.stringify(r.profiles),
       repeat_index: r.repeat?.index ?? null,
       repeat_of: r.repeat?.of ?? null,
+      repeat_group: r.repeat?.group ?? null,
       tool_version: r.versions.tool,
       browser_version: r.versions.browser,
       model: d.model ?? r.versions.model,
@@ -156,4 +164,27 @@ export function deleteRun(store: Store, runId: string): boolean {
 export function ingestLabBench(store: Store, bench: LabBench | string): void {
   const b = typeof bench === 'string' ? readLabBench(bench) : bench;
   stmts(store.db).bench.run(b.name, b.createdAt, JSON.stringify(b));
+}
+
+/**
+ * Store the majority vote of a `run --repeat N` series (a vote file, or its parsed content);
+ * keyed by its voteId, so storing it again replaces it. Its runs are ingested separately
+ * (runs.repeat_group names the vote).
+ */
+export function ingestVote(store: Store, vote: VoteFile | string): { voteId: string; replaced: boolean; groups: number } {
+  const v = typeof vote === 'string' ? readVoteFile(vote) : vote;
+  const s = stmts(store.db);
+  const now = new Date().toISOString();
+  return store.db.transaction(() => {
+    const old = s.findVote.get(v.voteId);
+    if (old) for (const del of s.delVote) del.run(old.vote_pk);
+    const pk = Number(s.vote.run(v.voteId, v.site, v.region, dayOf(v.createdAt), v.createdAt, v.scenario.name,
+      v.scenario.kind, v.mode, JSON.stringify(v.profiles), v.model, v.repeat, JSON.stringify(v.runs.map((r) => r.runId)), v.rule,
+      typeof vote === 'string' ? vote : null, now).lastInsertRowid);
+    for (const g of v.groups) {
+      s.voteGroup.run(pk, g.dimension, g.key, g.label, g.kind, g.confidence, g.ballots, g.answers, g.winnerVotes, JSON.stringify(g.votes),
+        g.reason, JSON.stringify(g.related), JSON.stringify(g.protocols), JSON.stringify(g.perRun));
+    }
+    return { voteId: v.voteId, replaced: !!old, groups: v.groups.length };
+  })();
 }

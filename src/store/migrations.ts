@@ -7,6 +7,8 @@
  * rows so scans by label stay small), assets (per HAR entry), and cells: per run x asset type
  * x label, the bytes/flows/assets and confidence-weighted bytes. Cells are what the landscape,
  * matrix and changes queries add up, so those never touch the (much larger) assets table.
+ * Version 2 adds the majority votes of `run --repeat N` (votes: one row per vote file,
+ * vote_groups: per asset type and per host) and runs.repeat_group, the vote id a run took part in.
  */
 export interface Migration {
   version: number;
@@ -130,6 +132,54 @@ CREATE TABLE lab_benchmarks (
   body TEXT NOT NULL,
   UNIQUE (name, created_at)
 );
+`,
+  },
+  {
+    version: 2,
+    description: 'majority votes of --repeat runs (votes, vote_groups) and the repeat group of each run',
+    // Additive: a new nullable column and two new tables; nothing existing changes meaning.
+    sql: `
+ALTER TABLE runs ADD COLUMN repeat_group TEXT;
+CREATE INDEX runs_repeat_group ON runs (repeat_group);
+
+CREATE TABLE votes (
+  vote_pk INTEGER PRIMARY KEY,
+  vote_id TEXT NOT NULL UNIQUE,
+  site TEXT NOT NULL,
+  region TEXT NOT NULL,
+  date TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  scenario_name TEXT NOT NULL,
+  scenario_kind TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  profiles TEXT NOT NULL,
+  model TEXT NOT NULL,
+  repeat_of INTEGER NOT NULL,
+  runs TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  source_file TEXT,
+  ingested_at TEXT NOT NULL
+);
+CREATE INDEX votes_site_region_date ON votes (site, region, date);
+
+CREATE TABLE vote_groups (
+  vote_pk INTEGER NOT NULL REFERENCES votes (vote_pk) ON DELETE CASCADE,
+  dimension TEXT NOT NULL CHECK (dimension IN ('asset-type', 'host')),
+  key TEXT NOT NULL,
+  label TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  ballots INTEGER NOT NULL,
+  answers INTEGER NOT NULL,
+  winner_votes INTEGER NOT NULL,
+  votes TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  related TEXT NOT NULL,
+  protocols TEXT NOT NULL,
+  per_run TEXT NOT NULL,
+  PRIMARY KEY (vote_pk, dimension, key)
+) WITHOUT ROWID;
+CREATE INDEX vote_groups_label ON vote_groups (label);
 `,
   },
 ];

@@ -38,6 +38,11 @@ describe('ccbrowse CLI', () => {
     const r = ccb(['shaper', 'check', '--flows', 'many']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/flows/);
+    for (const n of ['0', '2.5', 'three']) {
+      const rr = ccb(['run', 'scenarios/lab/vod.ts', '--dry-run', '--repeat', n]);
+      expect(rr.code, n).toBe(2);
+      expect(rr.err).toMatch(/--repeat.*whole number/);
+    }
   });
 
   it.skipIf(!isRoot)('says root is needed when run unprivileged, with a fix (exit 3)', () => {

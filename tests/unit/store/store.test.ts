@@ -13,6 +13,7 @@ import {
   siteRuns,
   storeSummary,
   STORE_SCHEMA_VERSION,
+  MIGRATIONS,
   type IngestInput,
 } from '../../../src/store/index.js';
 import { copyFixture, editJson, FIXTURE_RUN, tempDir, removeTempDirs } from './helpers.js';
@@ -30,7 +31,7 @@ describe('openStore', () => {
     expect(tables).toEqual(expect.arrayContaining(['runs', 'flows', 'verdicts', 'evidence', 'assets', 'cells', 'lab_benchmarks', 'schema_version']));
     s.close();
     const again = openStore(path);
-    expect(count(again.db, 'schema_version')).toBe(1);
+    expect(count(again.db, 'schema_version')).toBe(MIGRATIONS.length);
     again.close();
   });
 
