@@ -16,6 +16,7 @@ import { MAX_BULK_BYTES, readRequestLog, startOrigin, type RequestLogEntry, type
 import { buildLabSites, type BuiltLabSites } from '../../src/lab/sites/build.js';
 import { startCallPeer } from '../../src/lab/sites/call-peer.js';
 import { CHROMIUM_PATH, labChromiumArgs, type HostMap } from '../../src/lab/sites/chromium.js';
+import { VOD_IMAGES, VOD_THUMBS, WATCH_FILES } from '../../src/lab/sites/vod-page.js';
 
 const SITES = 'build/lab/sites';
 const LOGS = 'build/lab/test-logs';
@@ -197,12 +198,31 @@ describe('lab sites in Chromium', () => {
     const t0 = Date.now();
     const { page, failures } = await openPage('https://www.lab.ccb.test/vod/');
     await page.waitForFunction(() => (window as unknown as { __ccb: { currentTime?: number } }).__ccb.currentTime! > 5.5, undefined, { timeout: 40_000 });
-    const s = await ccb<{ currentTime: number; errors: string[]; state: string; segments: number; rendition: string }>(page);
+    type Watch = { scripts: string[]; style: boolean; images: number; imagesLoaded: number; poster: boolean; comments: number; ready: boolean };
+    await page.waitForFunction(() => {
+      const w = (window as unknown as { __ccb: { watch?: Watch } }).__ccb.watch;
+      return !!w && w.ready && w.style && w.poster && w.imagesLoaded === w.images;
+    }, undefined, { timeout: 20_000 });
+    const s = await ccb<{ currentTime: number; errors: string[]; state: string; segments: number; rendition: string; watch: Watch }>(page);
     await shot(page, 'vod');
     await page.close();
     expect(s.errors).toEqual([]);
     expect(s.state).toBe('playing');
     expect(failures).toEqual([]);
+    // The watch page around the player: both bundles ran, poster, storyboards and thumbnails loaded.
+    expect(s.watch.scripts).toEqual(['ui-vendor', 'watch-app']);
+    expect(s.watch.comments).toBeGreaterThan(100);
+    expect(s.watch.images).toBe(VOD_IMAGES.storyboards.length + VOD_THUMBS);
+    await sleep(300); // log lines are written when each response closes
+    // Heavy enough to classify each origin's flow, and each origin's part on one connection.
+    const app = since(await logOf('www'), t0).filter((e) => e.path.startsWith('/vod/watch/') && e.path !== `/${WATCH_FILES.loader}`);
+    expect(app.map((e) => e.path).sort()).toEqual([WATCH_FILES.style, ...WATCH_FILES.scripts].map((f) => `/${f}`).sort());
+    expect(app.reduce((n, e) => n + e.bytes, 0)).toBeGreaterThanOrEqual(400_000);
+    expect(new Set(app.map((e) => e.remote)).size).toBe(1);
+    const pics = since(await logOf('img'), t0).filter((e) => e.path.startsWith('/img/'));
+    expect(pics.length).toBe(1 + VOD_IMAGES.storyboards.length + VOD_THUMBS);
+    expect(pics.reduce((n, e) => n + e.bytes, 0)).toBeGreaterThanOrEqual(550_000);
+    expect(new Set(pics.map((e) => e.remote)).size).toBe(1);
     const media = since(await logOf('media'), t0).filter((e) => e.path.endsWith('.m4s'));
     const www = since(await logOf('www'), t0).filter((e) => e.path.endsWith('.m4s'));
     expect(media.length).toBeGreaterThanOrEqual(6); // >= 3 video + 3 audio segments

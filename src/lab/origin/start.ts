@@ -65,7 +65,7 @@ export async function startOrigin(opts: OriginOptions): Promise<RunningOrigin> {
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   void exited.then(() => process.off('exit', killOnExit));
 
-  const url = await waitReady(child, opts.readyTimeoutMs ?? 20_000, name);
+  const url = await waitReady(child, opts.readyTimeoutMs ?? 60_000, name);
   const u = new URL(url);
   return {
     pid: child.pid!,

@@ -7,9 +7,9 @@
  *   outDir/index.html       links to every site
  *   outDir/common/          player, config loader, styles
  *   outDir/static/          news-like page (>1 MB with fonts and images)
- *   outDir/vod|live|audio|call/  the media and call pages
+ *   outDir/vod|live|audio|call/  the media and call pages (vod/watch/: the VOD page's app bundles)
  *   outDir/media/vod/       fMP4 segments + manifest.json (also the live loop's source)
- *   outDir/img/             photos and thumbnails (the images origin)
+ *   outDir/img/             photos and thumbnails (the images origin); img/vod/: poster, storyboards
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -22,6 +22,7 @@ import { buildImages } from './images.js';
 import type { VodManifest } from './manifest.js';
 import { buildMedia } from './media.js';
 import { buildStaticPage } from './static-page.js';
+import { buildVodPage } from './vod-page.js';
 
 export interface BuiltLabSites {
   outDir: string;
@@ -44,6 +45,7 @@ export async function buildLabSites(outDir: string = 'build/lab/sites', input: L
   const manifest = await buildMedia(join(outDir, 'media', 'vod'), config.media);
   const images = await buildImages(join(outDir, 'img'));
   await buildStaticPage(join(outDir, 'static'), { imagesBase: config.urls.imagesBase, ...images });
+  await buildVodPage(outDir, join(outDir, 'img'));
   await copyTree(wwwDir(), outDir);
   await writeIfChanged(join(outDir, 'config.json'), JSON.stringify({ version: 1, ...config.urls }, null, 2) + '\n');
   return { outDir, config, manifest };

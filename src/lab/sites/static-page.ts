@@ -34,7 +34,8 @@ export function prng(seed: number): () => number {
   };
 }
 
-function sentence(rnd: () => number, min = 8, max = 20): string {
+/** A sentence of min..max-1 words from the lab vocabulary. */
+export function sentence(rnd: () => number, min = 8, max = 20): string {
   const n = min + Math.floor(rnd() * (max - min));
   const w = Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]);
   return w.join(' ').replace(/^./, (c) => c.toUpperCase()) + '.';

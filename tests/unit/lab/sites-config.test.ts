@@ -3,6 +3,7 @@ import { hostResolverRules, labChromiumArgs } from '../../../src/lab/sites/chrom
 import { configHostnames, LabSitesConfig } from '../../../src/lab/sites/config.js';
 import { ffmpegArgs, parseMpdRepresentations } from '../../../src/lab/sites/media.js';
 import { prng } from '../../../src/lab/sites/static-page.js';
+import { VOD_IMAGES, WATCH_FILES, watchTextFiles } from '../../../src/lab/sites/vod-page.js';
 
 describe('lab sites configuration', () => {
   it('defaults every URL to a lab hostname and validates schemes', () => {
@@ -42,6 +43,22 @@ describe('lab sites configuration', () => {
       { id: '0', codecs: 'avc1.42c015', bandwidth: 200000, width: 426, height: 240, mimeType: 'video/mp4' },
       { id: '3', codecs: 'mp4a.40.2', bandwidth: 64000, width: undefined, height: undefined, mimeType: 'audio/mp4' },
     ]);
+  });
+
+  it('gives the VOD page a watch app heavy enough to classify its origin\'s flow', () => {
+    const files = watchTextFiles();
+    expect(watchTextFiles()).toEqual(files); // deterministic
+    expect(Object.keys(files).sort()).toEqual([WATCH_FILES.loader, WATCH_FILES.style, ...WATCH_FILES.scripts].sort());
+    // >= 20 s busy at 200 kbit/s with 100-byte segments (~15 kB/s of payload), and done well
+    // within the scenario's 40 s of activity.
+    const heavy = [WATCH_FILES.style, ...WATCH_FILES.scripts].reduce((n, f) => n + Buffer.byteLength(files[f]), 0);
+    expect(heavy).toBeGreaterThanOrEqual(400_000);
+    expect(heavy).toBeLessThanOrEqual(500_000);
+    for (const f of WATCH_FILES.scripts) expect(() => new Function(files[f]), f).not.toThrow();
+    // The loader asks for exactly these files and images.
+    const loader = files[WATCH_FILES.loader];
+    for (const f of [WATCH_FILES.style, ...WATCH_FILES.scripts]) expect(loader).toContain(`"/${f}"`);
+    for (const f of [VOD_IMAGES.poster, ...VOD_IMAGES.storyboards]) expect(loader).toContain(`"${f}"`);
   });
 
   it('generates the same content on every build', () => {
