@@ -77,7 +77,7 @@ export async function ensureLabCerts(
   dir: string = 'build/lab/certs',
   hostnames: readonly string[] = DEFAULT_LAB_CERT_NAMES,
 ): Promise<LabCerts> {
-  const names = normaliseHostnames(hostnames);
+  const requested = normaliseHostnames(hostnames);
   const p = {
     caCertPath: join(dir, 'ca.pem'),
     caKeyPath: join(dir, 'ca.key'),
@@ -99,6 +99,10 @@ export async function ensureLabCerts(
     await chmod(p.caKeyPath, 0o600);
   }
 
+  // The leaf covers every name any lab asked for, so it never shrinks: labs sharing this
+  // directory (e.g. a test lab started while the training lab runs) would otherwise remake
+  // it without each other's names, and origins started later would serve the wrong leaf.
+  const names = normaliseHostnames([...new Set([...(await storedNames(p.namesPath)), ...requested])]);
   let generated = false;
   if (!(await leafIsCurrent(p.certPath, p.keyPath, p.namesPath, names))) {
     await rm(p.namesPath, { force: true }); // the marker goes last: a half-made leaf is remade
@@ -108,6 +112,15 @@ export async function ensureLabCerts(
   }
   const spki = spkiHash(await readFile(p.certPath));
   return { dir, caCertPath: p.caCertPath, caKeyPath: p.caKeyPath, certPath: p.certPath, keyPath: p.keyPath, spki, hostnames: names, generated };
+}
+
+async function storedNames(namesPath: string): Promise<string[]> {
+  try {
+    const v = JSON.parse(await readFile(namesPath, 'utf8')) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 async function leafIsCurrent(certPath: string, keyPath: string, namesPath: string, names: string[]): Promise<boolean> {

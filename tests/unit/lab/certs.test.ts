@@ -54,6 +54,12 @@ describe('lab certificates', () => {
     expect(new X509Certificate(readFileSync(changed.certPath)).checkHost('extra.test')).toBeDefined();
     // the CA survives a leaf change
     expect(readFileSync(changed.caCertPath).equals(readFileSync(first.caCertPath))).toBe(true);
+
+    // Another lab asking for fewer names keeps everyone's: the leaf never shrinks.
+    const other = await ensureLabCerts(dir, ['other.lab.test']);
+    const union = new X509Certificate(readFileSync(other.certPath));
+    for (const h of ['www.lab.ccb.test', 'extra.test', 'other.lab.test']) expect(union.checkHost(h)).toBeDefined();
+    expect((await ensureLabCerts(dir, ['extra.test'])).generated).toBe(false);
   });
 
   it('spkiHash equals the openssl pipeline Chromium documents', async () => {
