@@ -8,7 +8,9 @@ export default defineProfile({
   delayMs: 100,
   buffer: { bdp: 2 },
   // As Nebby's scripts: small TCP segments (tens of packets in flight at 200 kbit/s instead
-  // of 3-7) and no SACK.
+  // of 3-7). Unlike them we keep SACK: without it a lost retransmission holds the sender in
+  // Recovery for seconds with cwnd frozen, hiding the growth curve the classifier reads
+  // (docs/classifier.md, "Why SACK stays on").
   tcpMss: 100,
-  sack: false,
+  sack: true,
 });

@@ -72,13 +72,10 @@ function buildEvidence(f: FlowFeatures, claims: Claim[], explained: Record<strin
     }
     return e;
   });
-  const judged = segments.filter((s) => s.posterior);
-  let lossPosterior: Record<string, number> | null = null;
-  if (judged.length) {
-    lossPosterior = {};
-    for (const s of judged) for (const [k, v] of Object.entries(s.posterior ?? {})) lossPosterior[k] = (lossPosterior[k] ?? 0) + v / judged.length;
-    for (const k of Object.keys(lossPosterior)) lossPosterior[k] = jsonNumber(lossPosterior[k]) ?? 0;
-  }
+  const lossClaim = claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior);
+  const lossPosterior = lossClaim?.posterior
+    ? Object.fromEntries(Object.entries(lossClaim.posterior).map(([k, v]) => [k, jsonNumber(v) ?? 0]))
+    : null;
   const active = pick(f.y, (i) => i >= f.slowStartEnd && f.mask[i] === 0);
   return {
     rttSeconds: jsonNumber(f.rttSeconds, 6) ?? 0,
@@ -90,7 +87,7 @@ function buildEvidence(f: FlowFeatures, claims: Claim[], explained: Record<strin
     smoothed: { t0: jsonNumber(f.t0, 6) ?? 0, dt: jsonNumber(f.dt * step, 6) ?? 0, bif: drawn },
     backoffs: f.backoffs.map((b) => ({ tPeak: jsonNumber(b.tPeak, 4) ?? 0, tTrough: jsonNumber(b.tTrough, 4) ?? 0, depth: jsonNumber(b.depth) ?? 0 })),
     segments,
-    claims: claims.map((c) => ({ ...c, confidence: jsonNumber(c.confidence) ?? 0, ...(c.posterior ? { posterior: Object.fromEntries(Object.entries(c.posterior).map(([k, v]) => [k, jsonNumber(v) ?? 0])) } : {}) })),
+    claims: claims.map((c) => ({ ...c, confidence: jsonNumber(c.confidence) ?? 0, ...(c.posterior ? { posterior: Object.fromEntries(Object.entries(c.posterior).map(([k, v]) => [k, jsonNumber(v, 6) ?? 0])) } : {}) })),
     classifiers: explained,
     lossPosterior,
   };

@@ -7,6 +7,7 @@ import { detectBackoffs, type Backoff } from './backoffs.js';
 import type { PipelineConfig } from './config.js';
 import { appLimitedFraction, computeExclusion } from './exclusion.js';
 import { findSlowStartEnd, segmentTrace } from './segment.js';
+import { describeFlowShape, describeRateTexture, typicalSegmentBytes } from './flowShape.js';
 import { describeSegment, type SegmentShape } from './segmentFeatures.js';
 import { smoothSeries } from './smooth.js';
 
@@ -27,6 +28,10 @@ export interface FlowFeatures {
   slowStartEnd: number;
   backoffs: Backoff[];
   segments: SegmentShape[];
+  /** Typical data segment size in bytes, from the raw series. */
+  segmentBytes: number;
+  /** The flow's descriptor for the loss-based classifier (FLOW_SHAPE_NAMES order). */
+  shape: number[];
 }
 
 export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatures {
@@ -37,7 +42,10 @@ export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): Flo
   const segInput = { ...base, sampleTimes: series.t };
   const slowStartEnd = findSlowStartEnd(segInput, backoffs, cfg.slowStart);
   const segments = segmentTrace(segInput, backoffs, slowStartEnd, cfg.segments).map((s) => describeSegment(smoothed.y, s, cfg));
-  return {
+  const kept = backoffs.filter((b) => b.iPeak >= slowStartEnd);
+  const segmentBytes = typicalSegmentBytes(series.bif);
+  const shape = describeFlowShape({ y: smoothed.y, mask, t0: smoothed.t0, dt: smoothed.dt, rttSeconds: series.rttSeconds, slowStartEnd, backoffs: kept, segments, segmentBytes });
+  const f: FlowFeatures = {
     rttSeconds: series.rttSeconds,
     durationSeconds: series.t[series.t.length - 1] - series.t[0],
     sampleCount: series.t.length,
@@ -47,9 +55,15 @@ export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): Flo
     y: smoothed.y,
     mask,
     slowStartEnd,
-    backoffs: backoffs.filter((b) => b.iPeak >= slowStartEnd),
+    backoffs: kept,
     segments,
+    segmentBytes,
+    shape,
   };
+  // Rate-based texture (ProbeRTT-like dips, pulses) completes the descriptor, so the learned
+  // model also knows what a BBR flow looks like.
+  shape.push(...describeRateTexture(f));
+  return f;
 }
 
 /** Grid indices after slow start that are not excluded. */

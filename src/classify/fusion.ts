@@ -21,7 +21,8 @@ export function decideFromClaims(claims: Claim[]): FlowDecision {
   const judgedSegments = claims.filter((c) => c.scope === 'segment').length;
   const labels = [...new Set(known.map((c) => c.label))].sort();
   if (labels.length === 0) {
-    const why = judgedSegments > 0 ? `${judgedSegments} segment(s) judged, none matched a known CCA` : 'no usable segment and no rate-based signature';
+    const notes = claims.filter((c) => c.note).map((c) => `${c.classifier}: ${c.note}`);
+    const why = notes.length ? notes.join('; ') : judgedSegments > 0 ? `${judgedSegments} segment(s) judged, none matched a known CCA` : 'no loss-based shape and no rate-based signature';
     return { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: why };
   }
   if (labels.length > 1) {
@@ -41,33 +42,75 @@ export function decideFromClaims(claims: Claim[]): FlowDecision {
 
 const NON_ANSWER_PRIORITY: string[] = [UNKNOWN, APP_LIMITED, SHORT_FLOW];
 
-/** Fuse the verdicts of one measurement under several network profiles into one answer. */
+/** Probability under which the profiles' combined loss-based posterior stays Unknown. */
+const MIN_COMBINED_POSTERIOR = 0.7;
+
+/**
+ * The loss-based posteriors of the profiles multiplied (naive Bayes across independent
+ * traces of one server). The winner must lie inside its class's training distribution in
+ * every profile that judged the flow: a controller never seen in training rarely does.
+ */
+export function combineLossPosteriors(verdicts: Verdict[]): { label: string; confidence: number; posterior: Record<string, number>; judged: number } | null {
+  const claims = verdicts
+    .map((v) => v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior))
+    .filter((c): c is Claim => c !== undefined);
+  if (claims.length === 0) return null;
+  const logp: Record<string, number> = {};
+  for (const c of claims) for (const [k, v] of Object.entries(c.posterior ?? {})) logp[k] = (logp[k] ?? 0) + Math.log(v + 1e-12);
+  const m = Math.max(...Object.values(logp));
+  let z = 0;
+  for (const k of Object.keys(logp)) z += Math.exp(logp[k] - m);
+  const posterior: Record<string, number> = {};
+  for (const k of Object.keys(logp)) posterior[k] = Math.exp(logp[k] - m) / z;
+  const [best, p] = Object.entries(posterior).reduce((a, b) => (b[1] > a[1] ? b : a));
+  const inside = claims.every((c) => (c.inDistribution ?? []).includes(best));
+  const label = inside && p >= MIN_COMBINED_POSTERIOR ? best : UNKNOWN;
+  return { label, confidence: label === UNKNOWN ? 0 : p, posterior, judged: claims.length };
+}
+
+/**
+ * Fuse the verdicts of one measurement under several network profiles into one answer: the
+ * loss-based posteriors are combined (combineLossPosteriors), the rule-based classifiers'
+ * claims from every profile are pooled, and one answer stands only if they all agree.
+ */
 export function fuseProfiles(verdicts: Verdict[]): Verdict {
   const base = { schemaVersion: 1 as const, evidence: null, profiles: verdicts };
   if (verdicts.length === 0) {
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: 'no profile verdicts to fuse', shapeCluster: null };
   }
-  const ccas = verdicts.filter((v) => v.kind === 'cca');
-  const labels = [...new Set(ccas.map((v) => v.label))].sort();
+  const loss = combineLossPosteriors(verdicts);
+  const ruleClaims = verdicts.flatMap((v) => (v.evidence?.claims ?? []).filter((c) => c.classifier !== 'loss-based' && c.label !== UNKNOWN));
+  // Flows without evidence (fused earlier, or from older files) count by their label.
+  const bare = verdicts.filter((v) => v.kind === 'cca' && !v.evidence).map((v) => ({ label: v.label, confidence: v.confidence }));
+  const votes: Array<{ label: string; confidence: number; source: string }> = [
+    ...(loss && loss.label !== UNKNOWN ? [{ label: loss.label, confidence: loss.confidence, source: `loss-based over ${loss.judged} profile(s)` }] : []),
+    ...ruleClaims.map((c) => ({ label: c.label, confidence: c.confidence, source: c.classifier })),
+    ...bare.map((b) => ({ ...b, source: 'profile verdict' })),
+  ];
+  const labels = [...new Set(votes.map((v) => v.label))].sort();
   if (labels.length > 1) {
-    const parts = verdicts.map((v, i) => `profile ${i + 1}: ${v.label}`);
-    return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree (${parts.join(', ')})`, shapeCluster: null };
+    const parts = labels.map((l) => `${l} (${[...new Set(votes.filter((v) => v.label === l).map((v) => v.source))].join(', ')})`);
+    return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree: ${parts.join(' vs ')}`, shapeCluster: null };
   }
   if (labels.length === 1) {
     const label = labels[0];
-    const meanConf = ccas.reduce((a, v) => a + v.confidence, 0) / ccas.length;
-    let confidence = meanConf * (0.5 + (0.5 * ccas.length) / verdicts.length);
+    const mine = votes.filter((v) => v.label === label);
+    // Mean claim confidence, discounted when not every profile says it (as within a flow).
+    const agreeingVerdicts = verdicts.filter((v) => v.label === label);
+    const agreeing = agreeingVerdicts.length;
+    // Profiles that said it themselves carry their own confidence; otherwise the claims'.
+    const source = agreeing ? agreeingVerdicts : mine;
+    const meanConf = source.reduce((a, v) => a + v.confidence, 0) / source.length;
+    let confidence = meanConf * (0.5 + (0.5 * Math.max(agreeing, 1)) / verdicts.length);
     const notes: string[] = [];
     if (label === AKAMAI) {
-      const check = akamaiLevelCheck(ccas);
+      const check = akamaiLevelCheck(verdicts.filter((v) => v.kind === 'cca'));
       if (check) {
         notes.push(check.note);
         if (!check.independentOfBdp) confidence *= 0.5;
       }
     }
-    const reason = `${ccas.length} of ${verdicts.length} profile(s) say ${label}; the others: ${
-      verdicts.filter((v) => v.kind !== 'cca').map((v) => v.label).join(', ') || 'none'
-    }`;
+    const reason = `${label} from ${[...new Set(mine.map((v) => v.source))].join(' and ')}; per profile: ${verdicts.map((v) => v.label).join(', ')}`;
     const out: Verdict = { ...base, label, kind: 'cca', confidence: jsonNumber(confidence) ?? 0, reason, shapeCluster: shapeClusterOf(label) };
     if (notes.length) out.notes = notes;
     return out;
@@ -75,7 +118,8 @@ export function fuseProfiles(verdicts: Verdict[]): Verdict {
   const present = new Set(verdicts.map((v) => v.label));
   const label = NON_ANSWER_PRIORITY.find((l) => present.has(l)) ?? UNKNOWN;
   const kind: VerdictKind = label === SHORT_FLOW ? 'short-flow' : label === APP_LIMITED ? 'application-limited' : 'unknown';
-  return { ...base, label, kind, confidence: 0, reason: `no profile identified a CCA (${verdicts.map((v) => v.label).join(', ')})`, shapeCluster: null };
+  const why = loss ? `; combined loss-based posterior best ${Object.entries(loss.posterior).reduce((a, b) => (b[1] > a[1] ? b : a)).map(String).join(' at ')}` : '';
+  return { ...base, label, kind, confidence: 0, reason: `no profile identified a CCA (${verdicts.map((v) => v.label).join(', ')})${why}`, shapeCluster: null };
 }
 
 /**

@@ -20,6 +20,15 @@ export const gnbClassSchema = z.object({
 export const gnbModelSchema = z.object({
   featureNames: z.array(z.string()),
   classes: z.array(gnbClassSchema),
+  /**
+   * When set, the out-of-distribution gate is a chi-square test instead of the threshold:
+   * inside a class when sum(z^2) over the measured features <= d + k x sqrt(2d).
+   * WHY: with a handful of training traces per class the quantile threshold is as tight as
+   * the sample, and a fresh trace of the same class falls outside it.
+   */
+  oodChiK: z.number().positive().optional(),
+  /** With oodChiK: also outside when any single measured feature is further than this many SDs. */
+  oodMaxZ: z.number().positive().optional(),
 });
 
 export type GnbModel = z.infer<typeof gnbModelSchema>;
@@ -33,6 +42,8 @@ export interface GnbFitOptions {
   oodQuantile: number;
   /** ... minus this slack (nats). */
   oodSlackNats: number;
+  /** Pseudo-count of the pooled within-class variance mixed into each class's (0 = none). */
+  shrinkCount?: number;
 }
 
 const LOG_2PI = Math.log(2 * Math.PI);
@@ -41,16 +52,39 @@ export function fitGnb(xs: number[][], labels: string[], opts: GnbFitOptions): G
   const d = opts.featureNames.length;
   const classes = [...new Set(labels)].sort();
   const floor: number[] = [];
-  for (let j = 0; j < d; j++) floor.push(opts.varSmoothing * variance(xs.map((x) => x[j])) + 1e-9);
+  // NaN entries (a feature the trace could not measure) are left out of every statistic.
+  const finite = (col: number[]) => col.filter((v) => Number.isFinite(v));
+  for (let j = 0; j < d; j++) {
+    const col = finite(xs.map((x) => x[j]));
+    floor.push(opts.varSmoothing * (col.length > 1 ? variance(col) : 1) + 1e-9);
+  }
   const model: GnbModel = { featureNames: [...opts.featureNames], classes: [] };
+  // Within-class variance pooled over classes: each class's own variance is shrunk towards
+  // it (weight shrinkCount), because a class seen in 3-5 traces under-reports its spread.
+  const shrink = opts.shrinkCount ?? 0;
+  const pooled: number[] = [];
+  for (let j = 0; j < d; j++) {
+    let ss = 0;
+    let dof = 0;
+    for (const label of classes) {
+      const col = finite(xs.filter((_, i) => labels[i] === label).map((x) => x[j]));
+      if (col.length < 2) continue;
+      ss += variance(col) * (col.length - 1);
+      dof += col.length - 1;
+    }
+    pooled.push(dof > 0 ? ss / dof : floor[j]);
+  }
   for (const label of classes) {
     const rows = xs.filter((_, i) => labels[i] === label);
     const mu: number[] = [];
     const va: number[] = [];
     for (let j = 0; j < d; j++) {
-      const col = rows.map((r) => r[j]);
-      mu.push(mean(col));
-      va.push(variance(col) + floor[j]);
+      const col = finite(rows.map((r) => r[j]));
+      // A feature a class never shows gets a neutral, wide Gaussian (no evidence either way).
+      mu.push(col.length ? mean(col) : 0);
+      const own = col.length > 1 ? variance(col) : 0;
+      const shrunk = col.length + shrink > 0 ? (col.length * own + shrink * pooled[j]) / (col.length + shrink) : 0;
+      va.push(shrunk + floor[j] * (col.length ? 1 : 1e6));
     }
     const prior = opts.priors === 'uniform' ? 1 / classes.length : rows.length / xs.length;
     model.classes.push({ label, prior, count: rows.length, mean: mu, variance: va, logLikelihoodThreshold: 0 });
@@ -79,8 +113,29 @@ export interface GnbPrediction {
   inDistribution: string[];
 }
 
+/** sum of squared z-scores over the measured features, and how many there were. */
+export function zSquared(c: Pick<GnbModel['classes'][number], 'mean' | 'variance'>, x: readonly number[]): { z2: number; d: number; maxZ2: number } {
+  let z2 = 0;
+  let d = 0;
+  let maxZ2 = 0;
+  for (let j = 0; j < x.length; j++) {
+    if (!Number.isFinite(x[j])) continue;
+    const e = (x[j] - c.mean[j]) ** 2 / c.variance[j];
+    z2 += e;
+    maxZ2 = Math.max(maxZ2, e);
+    d++;
+  }
+  return { z2, d, maxZ2 };
+}
+
 export function predictGnb(model: GnbModel, x: readonly number[]): GnbPrediction {
   const lls = model.classes.map((c) => logLikelihood(c, x));
+  const inside = (c: GnbModel['classes'][number], ll: number): boolean => {
+    if (model.oodChiK === undefined) return ll >= c.logLikelihoodThreshold;
+    const { z2, d, maxZ2 } = zSquared(c, x);
+    if (model.oodMaxZ !== undefined && maxZ2 > model.oodMaxZ ** 2) return false;
+    return z2 <= d + model.oodChiK * Math.sqrt(2 * d);
+  };
   const logJoint = model.classes.map((c, i) => Math.log(c.prior) + lls[i]);
   const m = Math.max(...logJoint);
   const w = logJoint.map((v) => Math.exp(v - m));
@@ -91,7 +146,7 @@ export function predictGnb(model: GnbModel, x: readonly number[]): GnbPrediction
   model.classes.forEach((c, i) => {
     posterior[c.label] = w[i] / z;
     llByClass[c.label] = lls[i];
-    if (lls[i] >= c.logLikelihoodThreshold) inDistribution.push(c.label);
+    if (inside(c, lls[i])) inDistribution.push(c.label);
   });
   return { posterior, logLikelihood: llByClass, inDistribution };
 }

@@ -39,6 +39,8 @@ export type Model = z.infer<typeof modelSchema>;
 
 export interface LabelledSeries {
   label: string;
+  /** Training condition, e.g. the network profile (see LabelledFeatures.group). */
+  group?: string;
   series: BifSeries;
 }
 
@@ -57,7 +59,8 @@ function modelClasses(classifiers: Record<string, unknown>): string[] {
     if (c.labels !== 'learned') out.push(...c.labels);
     else {
       const p = classifiers[c.name] as { gnb?: { classes?: Array<{ label: string }> } } | undefined;
-      for (const k of p?.gnb?.classes ?? []) out.push(k.label);
+      // Learned sub-classes are 'label@group' (lossBased.ts): the model lists the labels.
+      for (const k of p?.gnb?.classes ?? []) out.push(k.label.split('@')[0]);
     }
   }
   return [...new Set(out)].sort();
@@ -79,9 +82,9 @@ export function defaultModel(): Model {
 }
 
 /**
- * Train every registered classifier. Examples whose label a rule-based classifier owns
- * go to that classifier; all others train the learned (loss-based) classifiers, which
- * is why a BBR trace never becomes a loss-based class.
+ * Train every registered classifier. Learned classifiers see every labelled example (a BBR
+ * trace teaches the loss-based model what BBR's bytes in flight look like, so it is not
+ * mistaken for a loss-based shape); rule-based classifiers see only their own labels.
  */
 export function trainModel(labelled: LabelledSeries[], opts: TrainOptions = {}): Model {
   const pipeline = opts.pipeline ?? defaultPipelineConfig;
@@ -90,14 +93,14 @@ export function trainModel(labelled: LabelledSeries[], opts: TrainOptions = {}):
   labelled.forEach((l, i) => {
     const gate = seriesGate(l.series, pipeline);
     if (gate) skipped.push(`#${i} (${l.label}): ${gate.reason}`);
-    else examples.push({ label: l.label, features: extractFlowFeatures(l.series, pipeline) });
+    else examples.push({ label: l.label, ...(l.group ? { group: l.group } : {}), features: extractFlowFeatures(l.series, pipeline) });
   });
   const fixed = new Set<string>();
   for (const c of classifierRegistry) if (c.labels !== 'learned') for (const l of c.labels) fixed.add(l);
   const classifiers: Record<string, Json> = {};
   for (const c of classifierRegistry) {
     const start = c.parseParams(opts.params?.[c.name] ?? c.defaultParams());
-    const mine = c.labels === 'learned' ? examples.filter((e) => !fixed.has(e.label)) : examples.filter((e) => (c.labels as readonly string[]).includes(e.label));
+    const mine = c.labels === 'learned' ? examples : examples.filter((e) => (c.labels as readonly string[]).includes(e.label));
     classifiers[c.name] = c.fit(mine, start);
   }
   const examplesPerLabel: Record<string, number> = {};

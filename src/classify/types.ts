@@ -20,11 +20,15 @@ export interface Claim {
   confidence: number;
   /** Per-class posterior, for classifiers that have one. */
   posterior?: Record<string, number>;
+  /** Classes whose training distribution this flow falls inside (learned classifiers). */
+  inDistribution?: string[];
   note?: string;
 }
 
 export interface LabelledFeatures {
   label: string;
+  /** Training condition (e.g. the network profile): learned classifiers model each apart. */
+  group?: string;
   features: FlowFeatures;
 }
 

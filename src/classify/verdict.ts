@@ -93,6 +93,7 @@ const claimSchema = z.object({
   segmentIndex: z.number().int().optional(),
   confidence: z.number().min(0).max(1),
   posterior: z.record(z.string(), z.number()).optional(),
+  inDistribution: z.array(z.string()).optional(),
   note: z.string().optional(),
 });
 

@@ -10,7 +10,7 @@ import { readRunningLab } from '../lab/state.js';
 import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
 import { BadInputError, ExitCode, MissingPrerequisiteError } from '../util/errors.js';
 import { labTrain, collect, trainFromEntries } from '../train/train.js';
-import { entriesFromRuns, loadDataset, saveDataset, type DatasetEntry } from '../train/dataset.js';
+import { entriesFromRuns, loadDatasets, saveDataset, type DatasetEntry } from '../train/dataset.js';
 import { benchResult, classifyEntries, crossValidate, holdOutVerdict, matrixTable } from '../train/bench.js';
 import { reapLeftovers, requireRoot } from './common.js';
 
@@ -31,7 +31,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', Number, 750000)
     .option('--concurrency <n>', 'probes at once', Number, 3)
     .option('--only <list>', 'only these origins (tcp-cubic,quinn-bbr,...)')
-    .option('--dataset <file>', 'where the labelled series are kept', 'build/train/dataset.json')
+    .option('--dataset <file>', 'where the labelled series are kept (with --from-dataset: several, comma-separated)', 'build/train/dataset.json')
     .option('--model <file>', 'model file to write', DEFAULT_MODEL)
     .option('--from-dataset', 'retrain from the saved dataset without probing')
     .option('--from-runs <dir>', 'rebuild the dataset from existing probe run directories, then train')
@@ -73,14 +73,14 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--dataset <file>', 'bench traces are kept here (never used for training)', 'build/bench/dataset.json')
     .option('--from-dataset', 're-classify the saved bench traces without probing')
     .option('--hold-out <label>', 'retrain from the training dataset without this class, then bench that class')
-    .option('--train-dataset <file>', 'training dataset for --hold-out', 'build/train/dataset.json')
+    .option('--train-dataset <files>', 'training dataset(s), comma-separated, for --hold-out / --cross-validate', 'build/train/dataset.json')
     .option('--cross-validate', 'leave-one-measurement-out over the training dataset: each measurement is classified by a model trained without it')
     .option('--out <file>', 'bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json')
     .option('--json', 'print the result as JSON')
     .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean }) => {
       let entries: DatasetEntry[];
       if (o.crossValidate) {
-        const all = loadDataset(o.trainDataset).entries;
+        const all = loadDatasets(o.trainDataset);
         const { traces, measurements } = crossValidate(all);
         const profiles = list(o.profiles);
         const result = benchResult('lab-cross-validated', `leave-one-measurement-out over ${o.trainDataset} (${all.length} traces)`, measurements, profiles, 'one measurement = both profiles fused; each classified by a model trained without it');
@@ -92,7 +92,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         else console.log(`# cross-validated: ${measurements.length} measurements\n${matrixTable(result)}\n\n# per single-profile trace: ${traces.length}\n${matrixTable(perTrace)}\nwritten ${o.out}`);
         return;
       }
-      if (o.fromDataset) entries = loadDataset(o.dataset).entries;
+      if (o.fromDataset) entries = loadDatasets(o.dataset);
       else {
         requireRoot('lab bench');
         await reapLeftovers();
@@ -101,13 +101,13 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         entries = await collect(running, { regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, progress: say });
         saveDataset(o.dataset, entries);
       }
-      const train = existsSync(o.trainDataset) ? new Set(loadDataset(o.trainDataset).entries.map((e) => e.dir)) : new Set<string>();
+      const train = o.trainDataset.split(',').every((p) => existsSync(p)) ? new Set(loadDatasets(o.trainDataset).map((e) => e.dir)) : new Set<string>();
       const overlap = entries.filter((e) => train.has(e.dir)).length;
       if (overlap) throw new BadInputError(`${overlap} bench traces are also training traces`, 'bench on fresh probes');
       let model = loadModel(o.model);
       let modelNote = `${o.model}: ${model.provenance}, ${model.note}`;
       if (o.holdOut) {
-        model = trainFromEntries(loadDataset(o.trainDataset).entries, { exclude: [o.holdOut], source: o.trainDataset });
+        model = trainFromEntries(loadDatasets(o.trainDataset), { exclude: [o.holdOut], source: o.trainDataset });
         modelNote = `retrained without ${o.holdOut}`;
         entries = entries.filter((e) => e.label === o.holdOut);
       }

@@ -2,7 +2,7 @@
  * The labelled BiF series a model was trained on, kept as compact JSON (build/train/) so the
  * model can be retrained without probing again.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { traceFile } from '../trace/index.js';
@@ -54,7 +54,9 @@ export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
 /** Traces one completed probe into a dataset entry (null when the capture holds no usable flow). */
 export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | null> {
   if (!o.result || o.result.status !== 'complete') return null;
-  const tr = await traceFile(`${o.result.dir}/capture.pcap`, { clientIps: [PROBE_CLIENT_IP] });
+  // HTTP/3 probes keep Chromium's TLS key log: with it the QUIC BiF is exact, not Nebby's heuristic.
+  const keylog = `${o.result.dir}/keylog.txt`;
+  const tr = await traceFile(`${o.result.dir}/capture.pcap`, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
   const f = bulkFlow(tr.flows, o.target.protocol);
   if (!f?.series) return null;
   const s = truncateSeries(f.series, MAX_TRACE_SECONDS);
@@ -68,7 +70,7 @@ export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | nu
 }
 
 export function labelledFrom(entries: DatasetEntry[]): LabelledSeries[] {
-  return entries.map((e) => ({ label: e.label, series: toSeries(e) }));
+  return entries.map((e) => ({ label: e.label, group: `${e.protocol}-${e.profile}`, series: toSeries(e) }));
 }
 
 export function saveDataset(path: string, entries: DatasetEntry[]): void {
@@ -78,6 +80,27 @@ export function saveDataset(path: string, entries: DatasetEntry[]): void {
 
 export function loadDataset(path: string): Dataset {
   return datasetSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+/**
+ * Several datasets as one (comma-separated paths, e.g. rounds of `lab train`). Repetition
+ * numbers are shifted per origin and region so measurements of different files never merge.
+ */
+export function loadDatasets(paths: string): DatasetEntry[] {
+  const next = new Map<string, number>();
+  const out: DatasetEntry[] = [];
+  for (const path of paths.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const entries = loadDataset(path).entries;
+    const key = (e: DatasetEntry) => `${e.origin}\t${e.region}`;
+    const top = new Map<string, number>();
+    for (const e of entries) {
+      const k = key(e);
+      out.push({ ...e, rep: e.rep + (next.get(k) ?? 0) });
+      top.set(k, Math.max(top.get(k) ?? 0, e.rep + 1));
+    }
+    for (const [k, n] of top) next.set(k, (next.get(k) ?? 0) + n);
+  }
+  return out;
 }
 
 /** Rebuilds dataset entries from probe run directories (e.g. after an interrupted `lab train`). */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { trainModel, saveModel, type Model } from '../classify/index.js';
 import type { RunningLab } from '../lab/state.js';
 import { loadProfile } from '../shaper/profile.js';
-import { entryFromProbe, labelledFrom, loadDataset, saveDataset, type DatasetEntry } from './dataset.js';
+import { entryFromProbe, labelledFrom, loadDataset, loadDatasets, saveDataset, type DatasetEntry } from './dataset.js';
 import { labTargets, runProbes, type ProbeJob } from './probes.js';
 
 export interface CollectOptions {
@@ -74,7 +74,7 @@ export interface LabTrainOptions extends CollectOptions {
 
 export async function labTrain(lab: RunningLab | undefined, o: LabTrainOptions): Promise<{ model: Model; entries: DatasetEntry[] }> {
   let entries: DatasetEntry[];
-  if (o.fromDataset) entries = loadDataset(o.datasetPath).entries;
+  if (o.fromDataset) entries = loadDatasets(o.datasetPath);
   else {
     if (!lab) throw new Error('the lab is not running');
     const fresh = await collect(lab, o);

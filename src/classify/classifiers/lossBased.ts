@@ -1,96 +1,136 @@
 /**
- * Loss-based (AIMD/MIMD) classifier, Nebby step 3-4: each usable segment's feature vector
- * (polynomial shape + back-off descriptors) goes through Gaussian naive Bayes trained on
- * labelled traces. A segment matches a class only when it is in that class's distribution
- * and the posterior is decisive; otherwise it is an 'Unknown' segment.
+ * Loss-based (AIMD/MIMD) classifier, Nebby steps 3-4 done per flow: the flow's descriptor
+ * (flowShape.ts: back-off ratio, growth per RTT and its curvature, the segments' polynomial
+ * coefficients, back-off rate, plateaus, start-up oscillations) goes through Gaussian naive
+ * Bayes trained on lab traces.
+ *
+ * WHY per flow and not per segment: a 30 s trace at 200 kbit/s holds 1-9 segments; judging
+ * each alone left most of them ambiguous (session-1 benchmark: 14% accuracy). Pooling them
+ * into one vector, and multiplying the two profiles' posteriors (fusion.ts), uses all the
+ * evidence at once.
+ *
+ * Each class is modelled once per training group (the network profile): the same CCA has a
+ * different back-off rate at 100 and 200 ms. Posteriors sum over a class's groups, so
+ * classification does not need to know the profile. A flow outside every group's training
+ * distribution is Unknown, never forced into the least-bad class.
  */
 import { z } from 'zod';
+import { FLOW_SHAPE_NAMES } from '../flowShape.js';
 import { fitGnb, gnbModelSchema, predictGnb } from '../gnb.js';
 import type { Json, JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
-import { SEGMENT_FEATURE_NAMES } from '../segmentFeatures.js';
 import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
+import type { FlowFeatures } from '../features.js';
 
 const paramsSchema = z.object({
   varSmoothing: z.number().nonnegative(),
   priors: z.enum(['uniform', 'empirical']),
   oodQuantile: z.number().min(0).max(1),
   oodSlackNats: z.number().nonnegative(),
-  /** Below this posterior the segment is ambiguous between classes -> Unknown. */
+  /** Pseudo-count pulling each class's variance towards the pooled one (gnb.ts). */
+  shrinkCount: z.number().nonnegative().default(0),
+  /** Chi-square gate width (gnb.ts oodChiK); the log-likelihood threshold is used without it. */
+  oodChiK: z.number().positive().optional(),
+  /** Single-feature gate width in SDs (gnb.ts oodMaxZ). */
+  oodMaxZ: z.number().positive().optional(),
+  /** Below this posterior the flow is ambiguous between classes -> Unknown. */
   minPosterior: z.number().min(0).max(1),
   gnb: gnbModelSchema,
 });
 export type LossBasedParams = z.infer<typeof paramsSchema>;
+
+/** Sub-class names are `label@group`; the label is what users see. */
+const GROUP_SEPARATOR = '@';
+export const labelOf = (subclass: string): string => subclass.split(GROUP_SEPARATOR)[0];
+
+export interface LossPrediction {
+  /** Posterior per CCA label (summed over its groups). */
+  posterior: Record<string, number>;
+  /** Labels with at least one group whose distribution holds the flow. */
+  inDistribution: string[];
+  /** Per sub-class log-likelihood, for the evidence. */
+  logLikelihood: Record<string, number>;
+}
+
+/** Flows with no measured shape feature at all cannot be judged. */
+function judgeable(f: FlowFeatures): boolean {
+  return f.shape.slice(0, 3).some((x) => Number.isFinite(x)) || f.backoffs.length > 0;
+}
+
+export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPrediction | null {
+  if (params.gnb.classes.length === 0 || !judgeable(f)) return null;
+  const p = predictGnb(params.gnb, f.shape);
+  const posterior: Record<string, number> = {};
+  for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
+  const inDistribution = [...new Set(p.inDistribution.map(labelOf))].sort();
+  return { posterior, inDistribution, logLikelihood: p.logLikelihood };
+}
 
 const round = (r: Record<string, number>): { [k: string]: Json } =>
   Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonNumber(v)]));
 
 export const lossBasedClassifier = defineClassifier<LossBasedParams>({
   name: 'loss-based',
-  description: 'Polynomial shape of the segments between back-offs, Gaussian naive Bayes over the coefficients',
+  description: 'Flow shape between back-offs (back-off ratio, growth per RTT, polynomial fits, plateaus), Gaussian naive Bayes per class and profile',
   labels: 'learned',
   paramsSchema,
   defaultParams: () => ({
     varSmoothing: 0.05,
     priors: 'uniform',
-    oodQuantile: 0.01,
-    oodSlackNats: 3,
-    minPosterior: 0.8,
-    gnb: { featureNames: [...SEGMENT_FEATURE_NAMES], classes: [] },
+    oodQuantile: 0.02,
+    oodSlackNats: 6,
+    oodChiK: 8,
+    oodMaxZ: 4,
+    shrinkCount: 3,
+    minPosterior: 0.7,
+    gnb: { featureNames: [...FLOW_SHAPE_NAMES], classes: [] },
   }),
   fit(examples, params) {
     const xs: number[][] = [];
     const labels: string[] = [];
     for (const ex of examples) {
-      for (const s of ex.features.segments) {
-        if (!s.vector) continue;
-        xs.push(s.vector);
-        labels.push(ex.label);
-      }
+      if (!judgeable(ex.features)) continue;
+      xs.push(ex.features.shape);
+      labels.push(ex.group ? `${ex.label}${GROUP_SEPARATOR}${ex.group}` : ex.label);
     }
     if (xs.length === 0) return params;
     const gnb = fitGnb(xs, labels, {
-      featureNames: SEGMENT_FEATURE_NAMES,
+      featureNames: FLOW_SHAPE_NAMES,
       varSmoothing: params.varSmoothing,
       priors: params.priors,
       oodQuantile: params.oodQuantile,
       oodSlackNats: params.oodSlackNats,
+      shrinkCount: process.env.CCB_X_SHRINK ? Number(process.env.CCB_X_SHRINK) : params.shrinkCount,
     });
-    return { ...params, gnb };
+    const env = (k: string): number | undefined => (process.env[k] ? Number(process.env[k]) : undefined);
+    const chi = env('CCB_X_CHIK') ?? params.oodChiK;
+    const maxZ = env('CCB_X_MAXZ') ?? params.oodMaxZ;
+    return { ...params, gnb: { ...gnb, ...(chi !== undefined ? { oodChiK: chi } : {}), ...(maxZ !== undefined ? { oodMaxZ: maxZ } : {}) } };
   },
   predict(features, params) {
-    const claims: Claim[] = [];
-    if (params.gnb.classes.length === 0) return claims;
-    for (const s of features.segments) {
-      if (!s.vector) continue;
-      const p = predictGnb(params.gnb, s.vector);
-      const best = Object.entries(p.posterior).reduce((a, b) => (b[1] > a[1] ? b : a));
-      const base = { classifier: 'loss-based', scope: 'segment' as const, segmentIndex: s.segment.index, posterior: p.posterior };
-      if (p.inDistribution.length === 0) {
-        claims.push({ ...base, label: UNKNOWN, confidence: 0, note: 'out of distribution for every class' });
-      } else if (!p.inDistribution.includes(best[0]) || best[1] < params.minPosterior) {
-        claims.push({ ...base, label: UNKNOWN, confidence: 0, note: `ambiguous (best ${best[0]} at ${best[1].toFixed(2)})` });
-      } else {
-        claims.push({ ...base, label: best[0], confidence: best[1] });
-      }
-    }
-    return claims;
+    const p = predictLoss(params, features);
+    if (!p) return [];
+    const best = Object.entries(p.posterior).reduce((a, b) => (b[1] > a[1] ? b : a));
+    const base = { classifier: 'loss-based', scope: 'flow' as const, posterior: p.posterior, inDistribution: p.inDistribution };
+    let claim: Claim;
+    if (p.inDistribution.length === 0) claim = { ...base, label: UNKNOWN, confidence: 0, note: 'shape outside every trained class' };
+    else if (!p.inDistribution.includes(best[0]) || best[1] < params.minPosterior) {
+      claim = { ...base, label: UNKNOWN, confidence: 0, note: `ambiguous (best ${best[0]} at ${best[1].toFixed(2)})` };
+    } else claim = { ...base, label: best[0], confidence: best[1] };
+    return [claim];
   },
   explain(features, params): JsonObject {
-    const segments: Json[] = [];
-    for (const s of features.segments) {
-      if (!s.vector) continue;
-      if (params.gnb.classes.length === 0) continue;
-      const p = predictGnb(params.gnb, s.vector);
-      segments.push({
-        index: s.segment.index,
-        posterior: round(p.posterior),
-        logLikelihood: round(p.logLikelihood),
-        inDistribution: p.inDistribution,
-      });
-    }
+    const p = predictLoss(params, features);
+    const descriptor: { [k: string]: Json } = {};
+    FLOW_SHAPE_NAMES.forEach((n, i) => (descriptor[n] = jsonNumber(features.shape[i])));
     const thresholds: { [k: string]: Json } = {};
     for (const c of params.gnb.classes) thresholds[c.label] = jsonNumber(c.logLikelihoodThreshold);
-    return { classes: params.gnb.classes.map((c) => c.label), thresholds, segments };
+    return {
+      descriptor,
+      segmentBytes: features.segmentBytes,
+      classes: [...new Set(params.gnb.classes.map((c) => labelOf(c.label)))],
+      ...(p ? { posterior: round(p.posterior), logLikelihood: round(p.logLikelihood), inDistribution: p.inDistribution } : {}),
+      thresholds,
+    };
   },
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyFlow } from '../../../src/classify/classifyFlow.js';
 import { fuseProfiles } from '../../../src/classify/fusion.js';
 import { verdictSchema, type Verdict } from '../../../src/classify/verdict.js';
-import { shippedModel } from './shippedModel.js';
+import { syntheticModel } from './shippedModel.js';
 import {
   akamaiSeries,
   appLimitedSeries,
@@ -19,10 +19,10 @@ import {
 
 // Both Nebby profiles: ~50 ms and ~100 ms one-way delay (+ ~20 ms of Internet RTT).
 const PROFILES = [0.12, 0.22];
-const model = shippedModel();
+const model = syntheticModel();
 const classify = (s: Parameters<typeof classifyFlow>[0]): Verdict => classifyFlow(s, model);
 
-describe('classifyFlow on known shapes (shipped synthetic model, unseen seeds)', () => {
+describe('classifyFlow on known shapes (model trained on synthetic shapes, unseen seeds)', () => {
   it.each(PROFILES)('a Reno sawtooth is NewReno, quadratic per Table 6.3 (base RTT %s s)', (rtt) => {
     const v = classify(renoSeries({ seed: 1001, baseRttS: rtt, durationS: rtt > 0.15 ? 120 : 60 }));
     expect(v.label).toBe('NewReno');
@@ -103,12 +103,13 @@ describe('classifyFlow gives honest non-answers', () => {
     expect(v.confidence).toBe(0);
   });
 
-  it('a square wave matches no class: Unknown, its segments out of distribution', () => {
+  it('a square wave matches no class: Unknown, its shape outside every trained class', () => {
     const v = classify(squareWaveSeries({ seed: 1013, periodS: 3 }));
     expect(v.label).toBe('Unknown');
-    const judged = v.evidence!.segments.filter((s) => s.match !== undefined);
-    expect(judged.length).toBeGreaterThan(0);
-    for (const s of judged) expect(s.match).toBe('Unknown');
+    const loss = v.evidence!.claims.find((c) => c.classifier === 'loss-based');
+    expect(loss).toBeDefined();
+    expect(loss!.label).toBe('Unknown');
+    expect(loss!.inDistribution ?? []).toEqual([]);
   });
 
   it('a sine of arbitrary period (2.3 s) is Unknown', () => {
@@ -161,9 +162,12 @@ describe('verdicts are deterministic, JSON and carry evidence', () => {
     expect(e.smoothed.bif.length).toBeLessThanOrEqual(512);
     expect(e.backoffs.length).toBeGreaterThan(2);
     for (const s of e.segments) expect(s.tEnd).toBeGreaterThan(s.tStart);
-    const judged = e.segments.filter((s) => s.posterior);
-    expect(judged.length).toBeGreaterThan(0);
-    for (const s of judged) expect(Object.values(s.posterior!).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 3);
+    expect(e.segments.filter((s) => s.polynomial).length).toBeGreaterThan(0);
+    // One flow-level posterior over the classes, from the flow's descriptor.
+    expect(Object.values(e.lossPosterior!).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 3);
+    const descriptor = (e.classifiers['loss-based'] as { descriptor: Record<string, number | null> }).descriptor;
+    expect(descriptor.beta).toBeGreaterThan(0.3);
+    expect(descriptor.beta).toBeLessThan(0.7);
     expect(Object.keys(e.classifiers).sort()).toEqual(['akamai', 'bbr', 'copa', 'loss-based']);
     expect(e.claims.some((c) => c.classifier === 'loss-based' && c.label === 'NewReno')).toBe(true);
   });

@@ -3,7 +3,7 @@ import { classifyFlow } from '../../../src/classify/classifyFlow.js';
 import { decideFromClaims, fuseProfiles } from '../../../src/classify/fusion.js';
 import type { Claim } from '../../../src/classify/types.js';
 import type { Verdict } from '../../../src/classify/verdict.js';
-import { shippedModel } from './shippedModel.js';
+import { syntheticModel } from './shippedModel.js';
 import { akamaiSeries } from './synthetic.js';
 
 const seg = (i: number, label: string, confidence = 0.95): Claim => ({ classifier: 'loss-based', label, scope: 'segment', segmentIndex: i, confidence });
@@ -35,7 +35,7 @@ describe('decideFromClaims (Nebby: some segments match X, none another known CCA
   });
 
   it('Unknown with a reason when nothing matched', () => {
-    expect(decideFromClaims([]).reason).toMatch(/no usable segment/);
+    expect(decideFromClaims([]).reason).toMatch(/no loss-based shape/);
     expect(decideFromClaims([seg(0, 'Unknown', 0)]).reason).toMatch(/1 segment\(s\) judged, none matched/);
   });
 });
@@ -80,7 +80,7 @@ describe('fuseProfiles', () => {
   });
 
   it('AkamaiCC-like: a level that ignores the BDP across profiles keeps its confidence', () => {
-    const m = shippedModel();
+    const m = syntheticModel();
     const a = classifyFlow(akamaiSeries({ seed: 1030, baseRttS: 0.12, durationS: 50, levelBytes: 2500 }), m);
     const b = classifyFlow(akamaiSeries({ seed: 1031, baseRttS: 0.22, durationS: 50, levelBytes: 2500 }), m);
     expect([a.label, b.label]).toEqual(['AkamaiCC-like', 'AkamaiCC-like']);
@@ -91,7 +91,7 @@ describe('fuseProfiles', () => {
   });
 
   it('AkamaiCC-like: a level that scales with the RTT halves the confidence', () => {
-    const m = shippedModel();
+    const m = syntheticModel();
     const a = classifyFlow(akamaiSeries({ seed: 1032, baseRttS: 0.1, durationS: 50, levelBytes: 4000 }), m);
     const b = classifyFlow(akamaiSeries({ seed: 1033, baseRttS: 0.25, durationS: 50, levelBytes: 10000 }), m);
     const f = fuseProfiles([a, b]);

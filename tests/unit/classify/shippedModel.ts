@@ -1,6 +1,7 @@
 /** The shipped provisional model, loaded once for the end-to-end tests. */
 import { fileURLToPath } from 'node:url';
 import { loadModel, type Model } from '../../../src/classify/model.js';
+import { buildProvisionalModel } from '../../../src/classify/provisional.js';
 
 export const SHIPPED_MODEL_PATH = fileURLToPath(new URL('../../../models/ccbrowse-model.json', import.meta.url));
 
@@ -8,4 +9,14 @@ let cached: Model | undefined;
 export function shippedModel(): Model {
   cached ??= loadModel(SHIPPED_MODEL_PATH);
   return cached;
+}
+
+let synthetic: Model | undefined;
+/**
+ * The model trained on synthetic shapes (src/classify/provisional.ts): the unit tests of
+ * each stage judge synthetic series with it, so they test the pipeline, not the lab data.
+ */
+export function syntheticModel(): Model {
+  synthetic ??= buildProvisionalModel();
+  return synthetic;
 }

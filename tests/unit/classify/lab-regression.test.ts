@@ -1,0 +1,44 @@
+/**
+ * Accuracy regression on committed lab traces: one fresh measurement (both nebby profiles)
+ * of every lab controller, TCP and QUIC, probed in the `train` lab (region near) and kept
+ * OUT of the shipped model's training set (docs/benchmarks/classifier.md has the commands).
+ * If a classifier change or a retrained model loses a class here, this fails.
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import type { DatasetEntry } from '../../../src/train/dataset.js';
+import { classifyEntries } from '../../../src/train/bench.js';
+import { shippedModel } from './shippedModel.js';
+
+const FIXTURE = new URL('../../fixtures/lab-series/fresh-near.json.gz', import.meta.url);
+const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+const NON_ANSWERS = ['Unknown', 'Short flow', 'Application-limited'];
+
+describe('shipped model on committed fresh lab traces', () => {
+  const { measurements, traces } = classifyEntries(entries, shippedModel());
+  const tcp = measurements.filter((m) => m.protocol === 'tcp');
+  const quic = measurements.filter((m) => m.protocol === 'quic');
+
+  it('holds one measurement per lab controller under both profiles', () => {
+    expect(tcp).toHaveLength(12);
+    expect(quic).toHaveLength(5);
+    expect(traces).toHaveLength(34);
+  });
+
+  it('names every TCP controller (measured: 12 of 12), never a confident wrong label', () => {
+    const wrong = tcp.filter((m) => m.predicted !== m.truth && !NON_ANSWERS.includes(m.predicted));
+    expect(wrong.map((m) => `${m.origin} -> ${m.predicted}`)).toEqual([]);
+    expect(tcp.filter((m) => m.predicted === m.truth).length).toBeGreaterThanOrEqual(11);
+  });
+
+  it('names the QUIC stacks\' loss-based controllers (quinn and aioquic NewReno/Reno and CUBIC)', () => {
+    for (const m of quic.filter((q) => q.truth !== 'BBRv1')) expect(`${m.origin}: ${m.predicted}`).toBe(`${m.origin}: ${m.truth}`);
+    expect(quic.filter((m) => m.predicted !== m.truth && !NON_ANSWERS.includes(m.predicted))).toEqual([]);
+  });
+
+  it('is deterministic: the same traces give the same verdicts', () => {
+    const again = classifyEntries(entries, shippedModel());
+    expect(again.measurements).toEqual(measurements);
+  });
+});
