@@ -19,7 +19,7 @@ export interface FlowDecision {
 export function decideFromClaims(claims: Claim[]): FlowDecision {
   const known = claims.filter((c) => c.label !== UNKNOWN);
   const judgedSegments = claims.filter((c) => c.scope === 'segment').length;
-  const labels = [...new Set(known.map((c) => c.label))].sort();
+  const labels = mergeBbrVersions([...new Set(known.map((c) => c.label))].sort(), known);
   if (labels.length === 0) {
     const notes = claims.filter((c) => c.note).map((c) => `${c.classifier}: ${c.note}`);
     const why = notes.length ? notes.join('; ') : judgedSegments > 0 ? `${judgedSegments} segment(s) judged, none matched a known CCA` : 'no loss-based shape and no rate-based signature';
@@ -30,7 +30,7 @@ export function decideFromClaims(claims: Claim[]): FlowDecision {
     return { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `conflicting claims: ${parts.join(' vs ')}` };
   }
   const label = labels[0];
-  const mine = known.filter((c) => c.label === label);
+  const mine = known.filter((c) => c.label === label || (isBbr(label) && isBbr(c.label)));
   const meanConf = mine.reduce((a, c) => a + c.confidence, 0) / mine.length;
   const segs = mine.filter((c) => c.scope === 'segment').length;
   // Segment support: all judged segments agreeing is stronger than one out of many.
@@ -38,6 +38,18 @@ export function decideFromClaims(claims: Claim[]): FlowDecision {
   const sources = [...new Set(mine.map((c) => c.classifier))].join(', ');
   const detail = segs > 0 ? `${segs} of ${judgedSegments} judged segment(s) match` : mine.map((c) => c.note ?? '').join('; ');
   return { label, kind: 'cca', confidence: jsonNumber(meanConf * support) ?? 0, reason: `${sources}: ${detail}` };
+}
+
+const isBbr = (l: string): boolean => l.startsWith('BBR');
+
+/**
+ * Claims that differ only in the BBR version are one answer: the learned model knows the lab's
+ * BBRv1, the rule-based detector reads ProbeRTT timing; the more confident claim names it.
+ */
+export function mergeBbrVersions(labels: string[], claims: Array<{ label: string; confidence: number }>): string[] {
+  if (labels.length < 2 || !labels.every(isBbr)) return labels;
+  const best = claims.filter((c) => isBbr(c.label)).reduce((a, b) => (b.confidence > a.confidence ? b : a));
+  return [best.label];
 }
 
 const NON_ANSWER_PRIORITY: string[] = [UNKNOWN, APP_LIMITED, SHORT_FLOW];
@@ -51,9 +63,10 @@ const MIN_COMBINED_POSTERIOR = 0.7;
  * every profile that judged the flow: a controller never seen in training rarely does.
  */
 export function combineLossPosteriors(verdicts: Verdict[]): { label: string; confidence: number; posterior: Record<string, number>; judged: number } | null {
+  // A profile whose flow lies outside every trained class gives no evidence either way.
   const claims = verdicts
     .map((v) => v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior))
-    .filter((c): c is Claim => c !== undefined);
+    .filter((c): c is Claim => c !== undefined && (c.inDistribution ?? []).length > 0);
   if (claims.length === 0) return null;
   const logp: Record<string, number> = {};
   for (const c of claims) for (const [k, v] of Object.entries(c.posterior ?? {})) logp[k] = (logp[k] ?? 0) + Math.log(v + 1e-12);
@@ -87,14 +100,15 @@ export function fuseProfiles(verdicts: Verdict[]): Verdict {
     ...ruleClaims.map((c) => ({ label: c.label, confidence: c.confidence, source: c.classifier })),
     ...bare.map((b) => ({ ...b, source: 'profile verdict' })),
   ];
-  const labels = [...new Set(votes.map((v) => v.label))].sort();
+  let labels = [...new Set(votes.map((v) => v.label))].sort();
+  labels = mergeBbrVersions(labels, votes);
   if (labels.length > 1) {
     const parts = labels.map((l) => `${l} (${[...new Set(votes.filter((v) => v.label === l).map((v) => v.source))].join(', ')})`);
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree: ${parts.join(' vs ')}`, shapeCluster: null };
   }
   if (labels.length === 1) {
     const label = labels[0];
-    const mine = votes.filter((v) => v.label === label);
+    const mine = votes.filter((v) => v.label === label || (isBbr(label) && isBbr(v.label)));
     // Mean claim confidence, discounted when not every profile says it (as within a flow).
     const agreeingVerdicts = verdicts.filter((v) => v.label === label);
     const agreeing = agreeingVerdicts.length;

@@ -10,7 +10,7 @@ import { readRunningLab } from '../lab/state.js';
 import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
 import { BadInputError, ExitCode, MissingPrerequisiteError } from '../util/errors.js';
 import { labTrain, collect, trainFromEntries } from '../train/train.js';
-import { entriesFromRuns, loadDatasets, saveDataset, type DatasetEntry } from '../train/dataset.js';
+import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
 import { benchResult, classifyEntries, crossValidate, holdOutVerdict, matrixTable } from '../train/bench.js';
 import { reapLeftovers, requireRoot } from './common.js';
 
@@ -72,15 +72,45 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--model <file>', 'model to test', DEFAULT_MODEL)
     .option('--dataset <file>', 'bench traces are kept here (never used for training)', 'build/bench/dataset.json')
     .option('--from-dataset', 're-classify the saved bench traces without probing')
-    .option('--hold-out <label>', 'retrain from the training dataset without this class, then bench that class')
+    .option('--hold-out <label>', "retrain from the training dataset without this class, then bench that class ('all': every class in turn, on the training dataset's own measurements)")
     .option('--train-dataset <files>', 'training dataset(s), comma-separated, for --hold-out / --cross-validate', 'build/train/dataset.json')
     .option('--cross-validate', 'leave-one-measurement-out over the training dataset: each measurement is classified by a model trained without it')
+    .option('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', Number)
     .option('--out <file>', 'bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json')
     .option('--json', 'print the result as JSON')
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean }) => {
+    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number }) => {
       let entries: DatasetEntry[];
+      const cut = (es: DatasetEntry[]): DatasetEntry[] => (o.maxSeconds ? es.map((e) => truncateEntry(e, o.maxSeconds as number)) : es);
+      if (o.holdOut === 'all') {
+        // Every class in turn: trained without it, its own measurements must come out Unknown
+        // or in its shape family, never as a confident wrong label.
+        const all = cut(loadDatasets(o.trainDataset));
+        const rows: Array<{ label: string; unknown: number; sameFamily: number; wrong: number; wrongAs: string[] }> = [];
+        for (const label of [...new Set(all.map((e) => e.label))].sort()) {
+          const model = trainFromEntries(all, { exclude: [label], source: o.trainDataset });
+          const { measurements } = classifyEntries(all.filter((e) => e.label === label), model);
+          const row = { label, unknown: 0, sameFamily: 0, wrong: 0, wrongAs: [] as string[] };
+          for (const m of measurements) {
+            const v = holdOutVerdict(m.truth, m.predicted);
+            if (v === 'unknown') row.unknown++;
+            else if (v === 'same-family') row.sameFamily++;
+            else { row.wrong++; row.wrongAs.push(m.predicted); }
+          }
+          rows.push(row);
+        }
+        mkdirSync(dirname(o.out), { recursive: true });
+        writeFileSync(o.out, JSON.stringify({ schemaVersion: 1, kind: 'hold-one-out', trainDataset: o.trainDataset, maxSeconds: o.maxSeconds ?? null, rows }, null, 2));
+        if (o.json) console.log(JSON.stringify(rows, null, 2));
+        else {
+          console.log('| held out | measurements | Unknown | same family | confident wrong (as) |\n| --- | ---: | ---: | ---: | --- |');
+          for (const r of rows) console.log(`| ${r.label} | ${r.unknown + r.sameFamily + r.wrong} | ${r.unknown} | ${r.sameFamily} | ${r.wrong}${r.wrong ? ` (${[...new Set(r.wrongAs)].join(', ')})` : ''} |`);
+          const t = rows.reduce((a, r) => ({ n: a.n + r.unknown + r.sameFamily + r.wrong, w: a.w + r.wrong }), { n: 0, w: 0 });
+          console.log(`\nconfident wrong: ${t.w} of ${t.n} held-out measurements; written ${o.out}`);
+        }
+        return;
+      }
       if (o.crossValidate) {
-        const all = loadDatasets(o.trainDataset);
+        const all = cut(loadDatasets(o.trainDataset));
         const { traces, measurements } = crossValidate(all);
         const profiles = list(o.profiles);
         const result = benchResult('lab-cross-validated', `leave-one-measurement-out over ${o.trainDataset} (${all.length} traces)`, measurements, profiles, 'one measurement = both profiles fused; each classified by a model trained without it');

@@ -51,6 +51,13 @@ export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
   return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds };
 }
 
+/** A dataset entry cut to its first `maxSeconds` (shorter-trace studies). */
+export function truncateEntry(e: DatasetEntry, maxSeconds: number): DatasetEntry {
+  let n = e.t.length;
+  while (n > 0 && e.t[n - 1] > maxSeconds) n--;
+  return { ...e, t: e.t.slice(0, n), bif: e.bif.slice(0, n), ...(e.appLimited ? { appLimited: e.appLimited.slice(0, n) } : {}) };
+}
+
 /** Traces one completed probe into a dataset entry (null when the capture holds no usable flow). */
 export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | null> {
   if (!o.result || o.result.status !== 'complete') return null;

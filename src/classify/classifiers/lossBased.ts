@@ -100,12 +100,10 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       priors: params.priors,
       oodQuantile: params.oodQuantile,
       oodSlackNats: params.oodSlackNats,
-      shrinkCount: process.env.CCB_X_SHRINK ? Number(process.env.CCB_X_SHRINK) : params.shrinkCount,
+      shrinkCount: params.shrinkCount,
     });
-    const env = (k: string): number | undefined => (process.env[k] ? Number(process.env[k]) : undefined);
-    const chi = env('CCB_X_CHIK') ?? params.oodChiK;
-    const maxZ = env('CCB_X_MAXZ') ?? params.oodMaxZ;
-    return { ...params, gnb: { ...gnb, ...(chi !== undefined ? { oodChiK: chi } : {}), ...(maxZ !== undefined ? { oodMaxZ: maxZ } : {}) } };
+    const gate = { ...(params.oodChiK !== undefined ? { oodChiK: params.oodChiK } : {}), ...(params.oodMaxZ !== undefined ? { oodMaxZ: params.oodMaxZ } : {}) };
+    return { ...params, gnb: { ...gnb, ...gate } };
   },
   predict(features, params) {
     const p = predictLoss(params, features);
