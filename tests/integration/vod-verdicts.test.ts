@@ -103,7 +103,9 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
     for (const r of statics) expect.soft(r.label, `${r.assetType} (${r.hosts.join(',')}): ${r.reason}`).toBe('CUBIC');
   }
 
-  it('over TCP, with an HTTP/3 thumbnails origin in the mix', async () => {
+  // One retry: a verdict is a measurement through a shared, noisy host; a real regression
+  // fails both attempts.
+  it('over TCP, with an HTTP/3 thumbnails origin in the mix', { timeout: 900_000, retry: 1 }, async () => {
     const { o, progress } = await runVod('tcp');
     checkRun(o, progress, 'tcp');
     // The servers ran what the test expects (their own tcp_info): media BBR, pages CUBIC.
@@ -111,11 +113,11 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
     expect(groundTruthCcas(o, 'nebby-50', 'www')).toEqual(new Set(['cubic']));
     expect(o.byAssetType.find((r) => r.assetType === 'image')?.protocols).toEqual(['quic']);
     checkVerdicts(o);
-  }, 900_000);
+  });
 
-  it('with the video over HTTP/3 from a QUIC BBR origin', async () => {
+  it('with the video over HTTP/3 from a QUIC BBR origin', { timeout: 900_000, retry: 1 }, async () => {
     const { o, progress } = await runVod('h3');
     checkRun(o, progress, 'quic');
     checkVerdicts(o);
-  }, 900_000);
+  });
 });
