@@ -10,6 +10,7 @@ import { BadInputError } from '../util/errors.js';
 import { defaultPipelineConfig, pipelineConfigSchema, type PipelineConfig } from './config.js';
 import { extractFlowFeatures } from './features.js';
 import type { Json } from './json.js';
+import { labelOf } from './classifiers/lossBased.js';
 import { classifierRegistry } from './registry.js';
 import type { LabelledFeatures } from './types.js';
 import { seriesGate } from './validate.js';
@@ -59,8 +60,8 @@ function modelClasses(classifiers: Record<string, unknown>): string[] {
     if (c.labels !== 'learned') out.push(...c.labels);
     else {
       const p = classifiers[c.name] as { gnb?: { classes?: Array<{ label: string }> } } | undefined;
-      // Learned sub-classes are 'label@group' (lossBased.ts): the model lists the labels.
-      for (const k of p?.gnb?.classes ?? []) out.push(k.label.split('@')[0]);
+      // Learned sub-classes are 'label@group': the model lists the labels.
+      for (const k of p?.gnb?.classes ?? []) out.push(labelOf(k.label));
     }
   }
   return [...new Set(out)].sort();

@@ -11,7 +11,7 @@ import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
 import { BadInputError, ExitCode, MissingPrerequisiteError } from '../util/errors.js';
 import { labTrain, collect, trainFromEntries } from '../train/train.js';
 import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
-import { benchResult, classifyEntries, crossValidate, holdOutVerdict, matrixTable } from '../train/bench.js';
+import { benchResult, classifyEntries, crossValidate, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
 import { reapLeftovers, requireRoot } from './common.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
@@ -82,22 +82,8 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       let entries: DatasetEntry[];
       const cut = (es: DatasetEntry[]): DatasetEntry[] => (o.maxSeconds ? es.map((e) => truncateEntry(e, o.maxSeconds as number)) : es);
       if (o.holdOut === 'all') {
-        // Every class in turn: trained without it, its own measurements must come out Unknown
-        // or in its shape family, never as a confident wrong label.
         const all = cut(loadDatasets(o.trainDataset));
-        const rows: Array<{ label: string; unknown: number; sameFamily: number; wrong: number; wrongAs: string[] }> = [];
-        for (const label of [...new Set(all.map((e) => e.label))].sort()) {
-          const model = trainFromEntries(all, { exclude: [label], source: o.trainDataset });
-          const { measurements } = classifyEntries(all.filter((e) => e.label === label), model);
-          const row = { label, unknown: 0, sameFamily: 0, wrong: 0, wrongAs: [] as string[] };
-          for (const m of measurements) {
-            const v = holdOutVerdict(m.truth, m.predicted);
-            if (v === 'unknown') row.unknown++;
-            else if (v === 'same-family') row.sameFamily++;
-            else { row.wrong++; row.wrongAs.push(m.predicted); }
-          }
-          rows.push(row);
-        }
+        const rows = holdOneOutAll(all, o.trainDataset);
         mkdirSync(dirname(o.out), { recursive: true });
         writeFileSync(o.out, JSON.stringify({ schemaVersion: 1, kind: 'hold-one-out', trainDataset: o.trainDataset, maxSeconds: o.maxSeconds ?? null, rows }, null, 2));
         if (o.json) console.log(JSON.stringify(rows, null, 2));

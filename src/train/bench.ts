@@ -98,3 +98,36 @@ export function crossValidate(entries: DatasetEntry[]): { traces: TraceOutcome[]
   }
   return { traces, measurements };
 }
+
+export interface HoldOutRow {
+  label: string;
+  unknown: number;
+  sameFamily: number;
+  wrong: number;
+  /** What the wrong answers said. */
+  wrongAs: string[];
+}
+
+/**
+ * Every class in turn: a model trained without it classifies that class's measurements, which
+ * must come out Unknown or in the class's shape family, never as a confident wrong label.
+ */
+export function holdOneOutAll(entries: DatasetEntry[], source: string): HoldOutRow[] {
+  const rows: HoldOutRow[] = [];
+  for (const label of [...new Set(entries.map((e) => e.label))].sort()) {
+    const model = trainFromEntries(entries, { exclude: [label], source });
+    const { measurements } = classifyEntries(entries.filter((e) => e.label === label), model);
+    const row: HoldOutRow = { label, unknown: 0, sameFamily: 0, wrong: 0, wrongAs: [] };
+    for (const m of measurements) {
+      const v = holdOutVerdict(m.truth, m.predicted);
+      if (v === 'unknown') row.unknown++;
+      else if (v === 'same-family') row.sameFamily++;
+      else {
+        row.wrong++;
+        row.wrongAs.push(m.predicted);
+      }
+    }
+    rows.push(row);
+  }
+  return rows;
+}

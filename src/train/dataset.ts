@@ -43,18 +43,23 @@ export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rtt
   };
 }
 
+/** How many leading samples of ascending times `t` fall within `maxSeconds`. */
+function samplesWithin(t: ArrayLike<number>, maxSeconds: number): number {
+  let n = t.length;
+  while (n > 0 && t[n - 1] > maxSeconds) n--;
+  return n;
+}
+
 /** Cuts a series to its first `maxSeconds`. */
 export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
-  let n = s.t.length;
-  while (n > 0 && s.t[n - 1] > maxSeconds) n--;
+  const n = samplesWithin(s.t, maxSeconds);
   if (n === s.t.length) return s;
   return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds };
 }
 
 /** A dataset entry cut to its first `maxSeconds` (shorter-trace studies). */
 export function truncateEntry(e: DatasetEntry, maxSeconds: number): DatasetEntry {
-  let n = e.t.length;
-  while (n > 0 && e.t[n - 1] > maxSeconds) n--;
+  const n = samplesWithin(e.t, maxSeconds);
   return { ...e, t: e.t.slice(0, n), bif: e.bif.slice(0, n), ...(e.appLimited ? { appLimited: e.appLimited.slice(0, n) } : {}) };
 }
 
