@@ -50,16 +50,27 @@ export function readTaggedUdp(file: string): TaggedUdpPacket[] {
   return out;
 }
 
-/** Round-trip times (ms) of probes: client's send to the echo's arrival, both seen at the client. */
-export function probeRttsMs(packets: TaggedUdpPacket[], echoPort: number): number[] {
+/**
+ * Round-trip times (ms) of probes: client's send to the echo's arrival, both seen at the client.
+ * With `atServerSide` (a tap between the delay stage and the echo server), each probe's
+ * turnaround there (the echo process's own scheduling, not the network's) is taken off, so a
+ * busy host does not pass for a slow link.
+ */
+export function probeRttsMs(packets: TaggedUdpPacket[], echoPort: number, atServerSide?: TaggedUdpPacket[]): number[] {
+  const turnaround = atServerSide ? probeRoundTrips(atServerSide, echoPort) : new Map<number, number>();
+  return [...probeRoundTrips(packets, echoPort)].map(([seq, ms]) => ms - (turnaround.get(seq) ?? 0));
+}
+
+/** Per probe sequence number: ms from the probe to its echo, both seen by one tap. */
+function probeRoundTrips(packets: TaggedUdpPacket[], echoPort: number): Map<number, number> {
   const sent = new Map<number, number>();
-  const rtts: number[] = [];
+  const rtts = new Map<number, number>();
   for (const p of packets) {
     if (p.tag !== 'PROB') continue;
     if (p.dstPort === echoPort) { if (!sent.has(p.seq)) sent.set(p.seq, p.time); }
     else if (p.srcPort === echoPort) {
       const t0 = sent.get(p.seq);
-      if (t0 !== undefined) { rtts.push((p.time - t0) * 1000); sent.delete(p.seq); }
+      if (t0 !== undefined && !rtts.has(p.seq)) rtts.set(p.seq, (p.time - t0) * 1000);
     }
   }
   return rtts;
