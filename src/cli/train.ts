@@ -13,6 +13,9 @@ import { labTrain, collect, trainFromEntries } from '../train/train.js';
 import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
 import { benchResult, classifyEntries, crossValidate, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
 import { reapLeftovers, requireRoot } from './common.js';
+import { loadProfile } from '../shaper/profile.js';
+import { bottleneckModelOf } from '../shaper/shaper.js';
+import type { BottleneckModel } from '../trace/quic-model.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
 const say = (m: string) => process.stderr.write(`${m}\n`);
@@ -155,10 +158,11 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
     .option('--flow <id>', 'only this flow (tcp-0, quic-1, or a tuple)')
     .option('--client <ips>', 'client addresses, comma-separated (else inferred)')
+    .option('--profile <name>', 'the ccbrowse network profile the capture was taken behind: QUIC without keys then replays its bottleneck')
     .option('--csv', 'print the BiF series as CSV')
     .option('--json', 'print flows and series as JSON')
-    .action(async (pcap: string, o: { keylog?: string; flow?: string; client?: string; csv?: boolean; json?: boolean }) => {
-      const r = await traceFile(pcap, { keylog: o.keylog, flowId: o.flow, clientIps: o.client ? list(o.client) : undefined });
+    .action(async (pcap: string, o: { keylog?: string; flow?: string; client?: string; profile?: string; csv?: boolean; json?: boolean }) => {
+      const r = await traceFile(pcap, { keylog: o.keylog, flowId: o.flow, clientIps: o.client ? list(o.client) : undefined, bottleneck: await bottleneckOption(o.profile) });
       if (o.json) console.log(toJson(r));
       else if (o.csv) process.stdout.write(toCsv(r));
       else {
@@ -174,8 +178,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--model <file>', 'model file', DEFAULT_MODEL)
     .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
     .option('--client <ips>', 'client addresses, comma-separated')
+    .option('--profile <name>', 'the ccbrowse network profile the capture was taken behind (a probe run dir records it)')
     .option('--json', 'print as JSON')
-    .action(async (path: string, o: { model: string; keylog?: string; client?: string; json?: boolean }) => {
+    .action(async (path: string, o: { model: string; keylog?: string; client?: string; profile?: string; json?: boolean }) => {
       let pcap = path;
       let clientIps = o.client ? list(o.client) : undefined;
       if (existsSync(path) && statSync(path).isDirectory()) {
@@ -183,12 +188,13 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         // A probe run dir records the client address it used.
         const pj = join(path, 'probe.json');
         if (!clientIps && existsSync(pj)) {
-          const ca = (JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string }).clientAddress;
-          if (ca) clientIps = [ca];
+          const probe = JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string; profile?: { name?: string } };
+          if (probe.clientAddress) clientIps = [probe.clientAddress];
+          o.profile ??= probe.profile?.name;
         }
       }
       const model = loadModel(o.model);
-      const r = await traceFile(pcap, { keylog: o.keylog, clientIps });
+      const r = await traceFile(pcap, { keylog: o.keylog, clientIps, bottleneck: await bottleneckOption(o.profile) });
       const rows = r.flows.map((f) => {
         const v = f.series ? classifyFlow(f.series, model) : null;
         return {
@@ -203,4 +209,13 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       }
       process.exitCode = ExitCode.ok;
     });
+}
+
+/** `--profile NAME` as the bottleneck model for QUIC BiF without keys (an error if it cannot be replayed). */
+async function bottleneckOption(name: string | undefined): Promise<BottleneckModel | undefined> {
+  if (!name) return undefined;
+  const profile = await loadProfile(name);
+  const b = bottleneckModelOf(profile);
+  if (!b) throw new BadInputError(`profile ${name} cannot be replayed for QUIC bytes in flight (shared queue or random loss); leave out --profile to use Nebby's heuristic`);
+  return b;
 }

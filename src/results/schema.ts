@@ -97,8 +97,8 @@ export const runSchema = z
 /** tcp; quic (UDP carrying QUIC); udp-rtp (WebRTC media, never forced into a TCP class); udp (other). */
 export const FLOW_PROTOCOLS = ['tcp', 'quic', 'udp-rtp', 'udp'] as const;
 /** How bytes in flight were measured: TCP seq/ack, the QUIC estimate (Nebby), or not at all. */
-/** quic-ack-estimate = Nebby's heuristic; quic-keylog-exact = decrypted ACK frames (TLS key log). */
-export const BIF_METHODS = ['tcp-seq-ack', 'quic-ack-estimate', 'quic-keylog-exact', 'none'] as const;
+/** quic-ack-estimate = Nebby's heuristic; quic-bottleneck-model = replay of the run's own bottleneck (no keys); quic-keylog-exact = decrypted ACK frames (TLS key log). */
+export const BIF_METHODS = ['tcp-seq-ack', 'quic-ack-estimate', 'quic-bottleneck-model', 'quic-keylog-exact', 'none'] as const;
 
 const endpoint = z.object({ ip: z.string().min(1), port: z.number().int().min(0).max(65535) });
 const perDirection = z.object({ down: nonNegInt, up: nonNegInt });

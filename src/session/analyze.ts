@@ -16,6 +16,8 @@ import type { AssetRule } from '../correlate/asset-type.js';
 import { traceFile } from '../trace/index.js';
 import type { FlowResult } from '../trace/result.js';
 import { ADDR } from '../net/topology.js';
+import { loadProfile } from '../shaper/profile.js';
+import { bottleneckModelOf } from '../shaper/shaper.js';
 import { verdictRecordFromClassifier } from '../results/fromClassifier.js';
 import type { AssetRecord, FlowRecord, VerdictRecord } from '../results/schema.js';
 import { ARTIFACTS } from './browser-session.js';
@@ -63,9 +65,12 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
 export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[], opts: { lab?: boolean } = {}): Promise<ProfileAnalysis> {
   const warnings: string[] = [];
   // With the TLS key log (kept by --keep-keys, or still there when a run analyses before
-  // deleting it) QUIC flows get exact bytes in flight; without it, Nebby's heuristic.
+  // deleting it) QUIC flows get exact bytes in flight; without it, a replay of the profile's
+  // bottleneck (src/trace/quic-model.ts); Nebby's heuristic only when neither is available.
   const keylog = join(dir, ARTIFACTS.keylog);
-  const trace = await traceFile(join(dir, ARTIFACTS.pcap), { clientIps: [ADDR.client, ADDR.client6], keylog: existsSync(keylog) ? keylog : undefined });
+  const bottleneck = await loadProfile(profile).then(bottleneckModelOf, () => undefined);
+  if (!bottleneck) warnings.push(`profile ${profile}: bottleneck not replayable (shared queue, random loss or unknown profile); QUIC flows without keys use Nebby's heuristic`);
+  const trace = await traceFile(join(dir, ARTIFACTS.pcap), { clientIps: [ADDR.client, ADDR.client6], keylog: existsSync(keylog) ? keylog : undefined, bottleneck });
   warnings.push(...trace.warnings);
   let endpoints = new Map<number, NetLogEndpoint>();
   try { endpoints = readNetLog(join(dir, ARTIFACTS.netlog)); } catch (err) { warnings.push(`NetLog unusable: ${(err as Error).message}`); }
@@ -92,7 +97,7 @@ export async function analyzeProfile(dir: string, profile: string, model: Model,
       packets: { down: f.toClient.packets, up: f.toServer.packets },
       startMs: Math.max(0, f.startSeconds * 1000), durationMs: Math.max(0, f.durationSeconds * 1000),
       rttMs: Number.isFinite(f.rtt.medianSeconds) && f.rtt.samples > 0 ? f.rtt.medianSeconds * 1000 : null,
-      bifMethod: f.bifMethod === 'tcp-seq-ack' || f.bifMethod === 'none' || f.bifMethod === 'quic-keylog-exact' ? f.bifMethod : 'quic-ack-estimate',
+      bifMethod: f.bifMethod === 'tcp-seq-ack' || f.bifMethod === 'none' || f.bifMethod === 'quic-keylog-exact' || f.bifMethod === 'quic-bottleneck-model' ? f.bifMethod : 'quic-ack-estimate',
       retransmissions: f.tcp ? f.tcp.server.retransmittedPackets : null,
     } as FlowRecord);
     const assetBytes = Object.fromEntries(corr.flowAssets.get(f.id) ?? []);

@@ -20,6 +20,7 @@ import { chooseDelayBackend, type DelayBackend } from './backend.js';
 import { startDelayLine, type DelayLine } from './delayline.js';
 import { attachFlowClassifier, DEFAULT_CLASS, FIRST_FLOW_CLASS, SHARED_CLASS, type FlowClassifier } from './flowclass.js';
 import { bufferBytes, type Profile } from './profile.js';
+import type { BottleneckModel } from '../trace/quic-model.js';
 
 export interface AppliedShaper {
   profile: Profile;
@@ -38,6 +39,16 @@ const hex = (n: number) => n.toString(16);
  */
 export function htbBurstBytes(rateKbit: number, mtu: number): number {
   return Math.max(mtu + 14 + 100, Math.ceil((rateKbit * 1000) / 8 / 1000));
+}
+
+/**
+ * What the trace step needs to replay this profile's bottleneck for QUIC BiF without keys
+ * (src/trace/quic-model.ts). Undefined when a replay cannot know the queue: a shared queue
+ * (other flows' packets in it) or random loss (drops the queue did not make).
+ */
+export function bottleneckModelOf(p: Profile): BottleneckModel | undefined {
+  if (p.queue !== 'per-flow' || p.lossPercent > 0) return undefined;
+  return { rateKbit: p.rateKbit, bufferBytes: bufferBytes(p), delaySeconds: p.delayMs / 1000, burstBytes: htbBurstBytes(p.rateKbit, p.clientMtu) };
 }
 
 /** The `tc -batch` script for one veth: root HTB, default + shared class, per-flow classes. */

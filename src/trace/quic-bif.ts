@@ -7,16 +7,21 @@
  * ones, the client's Initial and requests, cannot acknowledge data that was not sent yet), so
  * the estimate returns to 0 when the transfer ends.
  *
+ * With the bottleneck's parameters ('bottleneck-model', quic-model.ts): replay the queue to know
+ * which datagrams reached the client before each of its ACKs, then the server's RFC 9002
+ * accounting as below.
+ *
  * With a TLS key log ('keylog-exact', src/trace/quic/): decrypt the connection and replay the
  * server's own RFC 9002 accounting (ACK ranges, packet/time-threshold loss, key discards). It
  * fits snaplen-128 captures: header protection samples lie in the first ~40 bytes, client ACK
  * packets are small enough to be captured whole, and server payload prefixes are decrypted
  * without the tag to tell data from ACK-only packets.
  */
-import { quicExactBif, type KeyLog, type QuicDatagram, type QuicExact, type RecoveryOptions } from './quic/index.js';
+import { quicExactBif, type KeyLog, type QuicDatagram, type QuicExact, type RecoveryOptions, type SenderSeries } from './quic/index.js';
+import { quicModelBif, type BottleneckModel } from './quic-model.js';
 import { SampleFlag } from './tcp-bif.js';
 
-export type QuicBifMethod = 'nebby-heuristic' | 'keylog-exact';
+export type QuicBifMethod = 'nebby-heuristic' | 'bottleneck-model' | 'keylog-exact';
 
 export interface QuicEvents {
   /** Seconds, ascending. */
@@ -43,6 +48,10 @@ export interface QuicBifResult {
   maxDatagram: number;
   /** The replay behind a 'keylog-exact' result. */
   exact?: QuicExact;
+  /** The RFC 9002 sender replay behind a 'keylog-exact' or 'bottleneck-model' result. */
+  replay?: SenderSeries;
+  /** 'bottleneck-model': server datagrams the model says the bottleneck queue dropped. */
+  droppedInQueue?: number;
 }
 
 /**
@@ -76,6 +85,33 @@ export function quicKeylogBif(dgrams: QuicDatagram[], keylog: KeyLog, opts: Reco
     ackPackets: x.series.stats.ackFrames,
     maxDatagram,
     exact: x,
+    replay: x.series,
+  };
+}
+
+/** BiF from the bottleneck model (quic-model.ts), in the heuristic's shape. */
+export function quicBottleneckBif(ev: QuicEvents, b: BottleneckModel, ipVersion: 4 | 6, opts: RecoveryOptions = {}): QuicBifResult {
+  const m = quicModelBif(ev, b, ipVersion, opts);
+  let serverBytes = 0;
+  let maxDatagram = 0;
+  for (let i = 0; i < ev.t.length; i++) {
+    if (!ev.fromServer[i]) continue;
+    serverBytes += ev.bytes[i];
+    if (ev.bytes[i] > maxDatagram) maxDatagram = ev.bytes[i];
+  }
+  return {
+    t: m.series.t,
+    bif: m.series.bif,
+    flags: m.series.flags,
+    method: 'bottleneck-model',
+    bytesPerAck: 0,
+    serverBytes,
+    serverPackets: m.serverPackets,
+    clientPackets: m.clientPackets,
+    ackPackets: m.series.stats.ackFrames,
+    maxDatagram,
+    replay: m.series,
+    droppedInQueue: m.droppedInQueue,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { CaptureInfo } from './pcap.js';
 import type { QuicBifMethod } from './quic-bif.js';
+import type { BottleneckModel } from './quic-model.js';
 import type { RttMethod, TcpSenderStats } from './tcp-bif.js';
 import type { BifSeries, FlowKey } from './types.js';
 
@@ -23,6 +24,12 @@ export interface TraceOptions {
    * region RTT): exact BiF then ages packets as the server does. Default 0 (capture next to the server).
    */
   quicSenderPathRttSeconds?: number;
+  /**
+   * The bottleneck between the capture point and the client (ccbrowse's own network profile):
+   * QUIC connections without keys then get 'bottleneck-model' BiF (src/trace/quic-model.ts)
+   * instead of Nebby's heuristic.
+   */
+  bottleneck?: BottleneckModel;
   /** Idle gap, in RTTs, that marks the sender application-limited (default 1). */
   idleRtts?: number;
 }
@@ -107,6 +114,10 @@ export interface FlowResult {
     fallbackReason?: string;
     /** Present when bifMethod is 'quic-keylog-exact'. */
     exact?: QuicExactSummary;
+    /** 'quic-bottleneck-model': server datagrams the model says the bottleneck queue dropped. */
+    droppedInQueue?: number;
+    /** 'quic-bottleneck-model': BiF right after each synthetic ACK (as QuicExactSummary.atAck). */
+    modelAtAck?: { t: Float64Array; bif: Float64Array };
   };
 }
 

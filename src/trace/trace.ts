@@ -11,7 +11,7 @@ import { FlowRecord, FlowTable, UdpEvents } from './flows.js';
 import { parseIp } from './ip.js';
 import { PacketKind, type PacketRecord } from './packet.js';
 import { readCapture, readCaptureBuffer, type CaptureInfo } from './pcap.js';
-import { quicHeuristicBif, quicKeylogBif, type QuicBifResult } from './quic-bif.js';
+import { quicBottleneckBif, quicHeuristicBif, quicKeylogBif, type QuicBifResult } from './quic-bif.js';
 import { QuicConnectionTable, UdpPathState, type QuicConnection } from './quic.js';
 import { parseKeyLog, type KeyLog, type QuicDatagram } from './quic/index.js';
 import type {
@@ -313,26 +313,30 @@ export class TraceBuilder {
       tuples.push(`udp:${f.endpoint(clientDir)}-${f.endpoint((1 - clientDir) as 0 | 1)}`);
     }
     const events = mergeEvents(perPath);
-    let q: QuicBifResult = quicHeuristicBif(events);
+    const recoveryOpts = { senderPathRttSeconds: this.opts.quicSenderPathRttSeconds };
+    // Best method available: the key log, else the known bottleneck, else Nebby's heuristic.
+    let q: QuicBifResult = this.opts.bottleneck
+      ? quicBottleneckBif(events, this.opts.bottleneck, first.ipVersion === 6 ? 6 : 4, recoveryOpts)
+      : quicHeuristicBif(events);
     let fallbackReason: string | undefined;
     if (this.keys) {
-      const exact = quicKeylogBif(this.datagramsOf(perPath), this.keys, { senderPathRttSeconds: this.opts.quicSenderPathRttSeconds });
+      const exact = quicKeylogBif(this.datagramsOf(perPath), this.keys, recoveryOpts);
       if (typeof exact === 'string') fallbackReason = exact;
       else q = exact;
     }
     const start = Math.min(...perPath.map((p) => p.f.firstTime));
     const end = Math.max(...perPath.map((p) => p.f.lastTime));
-    // The exact replay measures RTT from ACKs (capture-side: the client's half of the path).
-    const exactRtt = q.exact ? median(q.exact.series.stats.rttSamples) : NaN;
+    // A sender replay measures RTT from ACKs (capture-side: the client's half of the path).
+    const exactRtt = q.replay ? median(q.replay.stats.rttSamples) : NaN;
     const rttSeconds = Number.isFinite(exactRtt) ? exactRtt : quicHandshakeRtt(events);
     const t = q.t;
     for (let i = 0; i < t.length; i++) t[i] -= start;
-    const atAck = q.exact ? Float64Array.from(q.exact.series.atAck.t, (x) => x - start) : undefined;
+    const atAck = q.replay ? Float64Array.from(q.replay.atAck.t, (x) => x - start) : undefined;
     const appLimitedSamples = markAppLimited(t, q.bif, q.flags, {
       rttSeconds,
       // Exact: drained = less than half a datagram outstanding, as for TCP. The heuristic
       // cannot tell an RTO stall from idleness, so it judges by the gap alone.
-      drainedBytes: q.exact ? Math.max(q.maxDatagram, 1) / 2 : Infinity,
+      drainedBytes: q.replay ? Math.max(q.maxDatagram, 1) / 2 : Infinity,
       idleRtts: this.opts.idleRtts,
     });
     const sum = (fn: (x: { f: FlowRecord; clientDir: 0 | 1 }) => number) => perPath.reduce((n, x) => n + fn(x), 0);
@@ -355,8 +359,8 @@ export class TraceBuilder {
       bifMethod: `quic-${q.method}`,
       series: { t, bif: q.bif, appLimited: appLimitedColumn(q.flags), rttSeconds },
       sampleFlags: q.flags,
-      rtt: q.exact && Number.isFinite(exactRtt)
-        ? { method: 'quic-ack', samples: q.exact.series.stats.rttSamples.length, medianSeconds: exactRtt, minSeconds: q.exact.series.stats.minRtt }
+      rtt: q.replay && Number.isFinite(exactRtt)
+        ? { method: 'quic-ack', samples: q.replay.stats.rttSamples.length, medianSeconds: exactRtt, minSeconds: q.replay.stats.minRtt }
         : {
           method: Number.isNaN(rttSeconds) ? 'none' : 'quic-handshake',
           samples: Number.isNaN(rttSeconds) ? 0 : 1,
@@ -373,6 +377,8 @@ export class TraceBuilder {
         ackPackets: q.ackPackets,
         fallbackReason,
         exact: q.exact && atAck ? exactSummary(q.exact, atAck) : undefined,
+        droppedInQueue: q.droppedInQueue,
+        modelAtAck: !q.exact && q.replay && atAck ? { t: atAck, bif: q.replay.atAck.bif } : undefined,
       },
     };
   }
