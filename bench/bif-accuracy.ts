@@ -52,12 +52,15 @@ for (const d of dirs.sort()) {
     if (a.only && a.only !== meta.protocol) continue;
     if (meta.protocol === 'tcp') {
       for (const field of ['unsacked_bytes', 'inflight_bytes', 'pipe_bytes'] as const) rows.push(await runAccuracy(d, { regionRttMs: rttMs, field }));
+      // The reference truth also aligned by the server's own tcp_info counters (bytes_sent,
+      // bytes_acked): removes the sampler's and the host's timing slips (compareTcpBifByCounters).
+      rows.push(await runAccuracy(d, { regionRttMs: rttMs, field: 'unsacked_bytes', alignment: 'counters' }));
       continue;
     }
     // QUIC: the exact method (when the run kept its key log) and the heuristic, each against
     // the stack's counters (quinn: both), aligned by time and by the server's datagram counters.
     const fields = meta.stack === 'quinn' ? (['bytes_in_flight_at_ack', 'bytes_in_flight'] as const) : (['bytes_in_flight'] as const);
-    const methods = existsSync(join(d, RUN_KEYLOG)) ? (['exact', 'heuristic'] as const) : (['heuristic'] as const);
+    const methods = existsSync(join(d, RUN_KEYLOG)) ? (['exact', 'model', 'heuristic'] as const) : (['model', 'heuristic'] as const);
     for (const quic of methods) {
       for (const field of fields) {
         for (const alignment of ['two-sided', 'counters'] as const) {
@@ -88,14 +91,44 @@ compared samples of the group; within 5% = share of samples. TCP ground truths:
 \`inflight_bytes\` (snd_nxt - snd_una) and \`pipe_bytes\` (tcp_info packets in flight x MSS).
 
 QUIC rows: \`quic-keylog-exact\` (decrypted with the run's key log, the server's RFC 9002
-accounting replayed, src/trace/quic/) and \`quic-nebby-heuristic\`, against aioquic's exact
+accounting replayed, src/trace/quic/), \`quic-bottleneck-model\` (no keys: the run's own
+bottleneck replayed, HTB token bucket + byte FIFO, so each client datagram acknowledges exactly
+the datagrams that had reached the client, then the same RFC 9002 replay; src/trace/quic-model.ts)
+and \`quic-nebby-heuristic\` (Nebby's: each client datagram acknowledges an equal share), against aioquic's exact
 \`bytes_in_flight\` and quinn's \`bytes_in_flight_at_ack\` (exact at its latest ACK) and
 \`bytes_in_flight\` (at-ACK value + datagram bytes sent since - bytes lost since). Alignment
 \`two-sided\` is the time-based one above; \`counters\` takes the estimate after exactly the
 datagrams the server's own counters (\`udp_tx_bytes\`, \`udp_rx_bytes\`) say it had sent and
 received at the sample, which removes delays between the capture point and the server process.
+TCP \`counters\` rows do the same with tcp_info's \`bytes_sent\` and \`bytes_acked\`; duplicate ACKs
+(which move neither) are taken by time within that window (src/validate/bif-accuracy.ts
+compareTcpBifByCounters: why the time match alone misses on this host).
 
 ${table}
+
+## What limits the TCP figures
+
+The two-sided rows depend on the tcp_info sampler's timestamps, and on this loaded 2-core host
+they slip: in 3-42% of data packets per run the sampler's \`bytes_sent\` already counts a segment
+the capture saw more than 5 ms after the sample's stamp (each segment's TSval puts it one one-way
+delay before the capture, as for every other packet, so the stamp is late, not the packet), and
+the server sometimes processes ACKs 100 ms or more after they pass the capture. Windows of
+BBR and Vegas are ~35 segments, so one slip of two segments is already over 5%: they suffer most.
+The counter rows place each sample by the server's own \`bytes_sent\`/\`bytes_acked\`: every
+controller x profile row is then 99.7-100%; the rest are duplicate ACKs in recovery that the
+server processed late (no counter moves).
+
+## What limits the bottleneck model (QUIC without keys)
+
+- Drops decided on a knife edge: when a datagram reaches the queue within a millisecond of a
+  departure, whether it or the next one is dropped cannot be told from timing; the model then
+  names the neighbour, and the loss is declared one packet later (a packet's serialization later)
+  than the server did. That, around loss episodes, is most of the gap to the exact replay.
+- The replay assumes every client datagram carries an ACK of everything that had arrived, and
+  that clients acknowledge within a fraction of a millisecond of the triggering packet (measured:
+  allowing 0.5 ms of slack lost accuracy, allowing none was best).
+- It needs the bottleneck's parameters: ccbrowse's own runs record their profile; a foreign
+  capture keeps Nebby's heuristic (\`ccbrowse trace --profile NAME\` if it was taken behind one).
 
 ## What limits the QUIC figures (measured on these runs)
 

@@ -95,11 +95,24 @@ static void print_conn(double t, struct inet_diag_msg *d, int len, uint16_t port
 	       (unsigned long long)info.tcpi_delivery_rate, (unsigned long long)info.tcpi_pacing_rate);
 }
 
-static int dump(int fd, int family, uint16_t port, double t)
+static double realtime_now(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec + now.tv_nsec / 1e9;
+}
+
+static int dump(int fd, int family, uint16_t port)
 {
 	static char buf[1 << 16];
 	if (request(fd, family, port) < 0)
 		return -1;
+	/*
+	 * Stamp after the request: the kernel fills the first dump buffer inside sendmsg, so the
+	 * snapshot is already taken. A stamp read before it was measured up to ~30 ms early on a
+	 * loaded host (the sampler descheduled between the clock read and the request).
+	 */
+	double t = realtime_now();
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 		if (n < 0) {
@@ -146,10 +159,7 @@ int main(int argc, char **argv)
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		double t = now.tv_sec + now.tv_nsec / 1e9;
-		if (dump(fd, AF_INET, port, t) < 0 || dump(fd, AF_INET6, port, t) < 0) {
+		if (dump(fd, AF_INET, port) < 0 || dump(fd, AF_INET6, port) < 0) {
 			if (stop)
 				break;
 			perror("ccb-tcpinfo: dump");

@@ -5,10 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCapture, SampleFlag, traceFile } from '../trace/index.js';
+import { readCapture, SampleFlag, TcpFlag, traceFile } from '../trace/index.js';
 import type { FlowResult } from '../trace/index.js';
 import { formatEndpoint } from '../trace/ip.js';
-import { compareAtAck, compareBif, compareBifByCounters, readGroundTruth, type AccuracyResult, type CaptureDatagrams, type TruthField } from './bif-accuracy.js';
+import { loadProfile } from '../shaper/profile.js';
+import { bottleneckModelOf } from '../shaper/shaper.js';
+import { compareAtAck, compareBif, compareBifByCounters, compareTcpBifByCounters, readGroundTruth, type AccuracyResult, type CaptureDatagrams, type TcpCaptureSegments, type TruthField } from './bif-accuracy.js';
 
 /** The TLS key log an HTTP/3 probe keeps (src/probe/probe.ts PROBE_KEYLOG). */
 export const RUN_KEYLOG = 'keylog.txt';
@@ -84,12 +86,14 @@ export function truthFieldFor(meta: Pick<RunMeta, 'protocol' | 'stack'>): TruthF
 /**
  * `alignment`: 'two-sided' (default) undoes the ACKs the capture saw within one one-way delay
  * before a server sample (see AccuracyOptions.dataSend); 'shift' matches one instant only;
- * 'counters' (QUIC) aligns by the server's own datagram counters (compareBifByCounters).
- * `quic`: 'auto' (default) uses the key log when the run has one (exact BiF), 'heuristic' never.
+ * 'counters' aligns by the server's own counters: QUIC datagram counters (compareBifByCounters),
+ * TCP tcp_info bytes_sent/bytes_acked (compareTcpBifByCounters).
+ * `quic`: 'auto' (default) uses the key log when the run has one (exact BiF), 'heuristic' never
+ * (Nebby's heuristic), 'model' the bottleneck model of the run's profile (no key log).
  * quinn's `bytes_in_flight_at_ack` is compared with the exact replay's at-ACK values.
  */
 export async function runAccuracy(dir: string, opts: {
-  regionRttMs?: number; field?: TruthField; floorBytes?: number; alignment?: Alignment; quic?: 'auto' | 'heuristic' | 'exact';
+  regionRttMs?: number; field?: TruthField; floorBytes?: number; alignment?: Alignment; quic?: 'auto' | 'heuristic' | 'exact' | 'model';
   /** Diagnostics for the counter alignment (times in unix seconds). */
   onSample?: Parameters<typeof compareBifByCounters>[3]['onSample'];
 } = {}): Promise<RunAccuracy> {
@@ -97,7 +101,7 @@ export async function runAccuracy(dir: string, opts: {
   const pcap = join(dir, 'capture.pcap');
   if (!existsSync(pcap)) throw new Error(`${dir}: no capture.pcap`);
   const keylogPath = join(dir, RUN_KEYLOG);
-  const useKeys = meta.protocol === 'quic' && opts.quic !== 'heuristic' && existsSync(keylogPath);
+  const useKeys = meta.protocol === 'quic' && (opts.quic === undefined || opts.quic === 'auto' || opts.quic === 'exact') && existsSync(keylogPath);
   if (opts.quic === 'exact' && !useKeys) throw new Error(`${dir}: no ${RUN_KEYLOG} for exact QUIC BiF`);
   const oneWay = meta.regionRttMs / 2000;
   const tr = await traceFile(pcap, {
@@ -105,6 +109,7 @@ export async function runAccuracy(dir: string, opts: {
     keylog: useKeys ? keylogPath : undefined,
     // The capture point sits one region RTT (there and back) from the origin.
     quicSenderPathRttSeconds: meta.regionRttMs / 1000,
+    bottleneck: opts.quic === 'model' ? bottleneckModelOf(await loadProfile(meta.profile)) : undefined,
   });
   const flow = bulkFlow(tr.flows, meta.protocol);
   const field = opts.field ?? truthFieldFor(meta);
@@ -117,10 +122,15 @@ export async function runAccuracy(dir: string, opts: {
   const floorBytes = opts.floorBytes ?? truth.mss ?? (meta.protocol === 'tcp' ? 1448 : 1200);
   const recovery = flow.sampleFlags ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.recovery ? 1 : 0)) : undefined;
   const dataSend = flow.sampleFlags && alignment !== 'shift' ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.dataSend ? 1 : 0)) : undefined;
-  const exact = flow.quic?.exact;
-  const atAck = field === 'bytes_in_flight_at_ack' && exact ? { t: Float64Array.from(exact.atAck.t, (x) => x + base), bytes: exact.atAck.bif } : undefined;
+  const replayAtAck = flow.quic?.exact?.atAck ?? flow.quic?.modelAtAck;
+  const atAck = field === 'bytes_in_flight_at_ack' && replayAtAck ? { t: Float64Array.from(replayAtAck.t, (x) => x + base), bytes: replayAtAck.bif } : undefined;
   let accuracy: AccuracyResult;
-  if (alignment === 'counters') {
+  if (alignment === 'counters' && meta.protocol === 'tcp') {
+    if (!truth.tcpCounters || !flow.sampleFlags) throw new Error(`${dir}: counter alignment needs the server's tcp_info bytes_sent/bytes_acked`);
+    const segs = await tcpFlowSegments(pcap, flow, base);
+    accuracy = compareTcpBifByCounters({ t, bytes: flow.series.bif, flags: flow.sampleFlags }, { ...truth, tcpCounters: truth.tcpCounters }, segs,
+      { shiftSeconds: oneWay, floorBytes, recovery });
+  } else if (alignment === 'counters') {
     if (meta.protocol !== 'quic' || !truth.counters || !flow.sampleFlags) throw new Error(`${dir}: counter alignment needs a QUIC flow and the origin's datagram counters`);
     const dgrams = await flowDatagrams(pcap, flow, base);
     accuracy = compareBifByCounters({ t, bytes: flow.series.bif, flags: flow.sampleFlags }, { ...truth, counters: truth.counters }, dgrams,
@@ -131,6 +141,50 @@ export async function runAccuracy(dir: string, opts: {
     accuracy = compareBif({ t, bytes: flow.series.bif }, truth, { shiftSeconds: oneWay, floorBytes, recovery, dataSend });
   }
   return { ...meta, field, bifMethod: flow.bifMethod, alignment, accuracy, fallbackReason: flow.quic?.fallbackReason };
+}
+
+/**
+ * The TCP flow's server data segments and advancing client ACKs as captured, for the counter
+ * alignment, on exactly the series' clock (as flowDatagrams). Cumulative ACKs are relative to the
+ * server's ISN + 1, as tcp_info's bytes_acked; without the server's SYN-ACK they cannot be.
+ */
+async function tcpFlowSegments(pcap: string, flow: FlowResult, base: number): Promise<TcpCaptureSegments> {
+  const ends = flow.paths.map((p) => /^tcp:(.*\d)-((?:\[[^\]]+\]|[\d.]+):\d+)$/.exec(p)).filter((m) => m !== null);
+  const clients = new Set(ends.map((m) => m[1]));
+  const servers = new Set(ends.map((m) => m[2]));
+  const out: TcpCaptureSegments = { dataT: [], dataCum: [], ackT: [], ackCum: [] };
+  let sec0: number | undefined;
+  let nsec0 = 0;
+  let isn: number | undefined;
+  let sum = 0;
+  let maxAck = 0;
+  await readCapture(pcap, (p) => {
+    if (sec0 === undefined) {
+      sec0 = p.tsSec;
+      nsec0 = p.tsNsec;
+    }
+    if (p.protocol !== 6) return;
+    const src = formatEndpoint(p.ipVersion, p.src, p.srcPort);
+    const dst = formatEndpoint(p.ipVersion, p.dst, p.dstPort);
+    const tu = (p.tsSec - sec0 + (p.tsNsec - nsec0) * 1e-9 - flow.startSeconds) + base;
+    if (servers.has(src) && clients.has(dst)) {
+      if (p.tcpFlags & TcpFlag.syn) isn = p.seq;
+      if (p.payloadLen > 0 && !(p.tcpFlags & TcpFlag.rst)) {
+        sum += p.payloadLen;
+        out.dataT.push(tu);
+        out.dataCum.push(sum);
+      }
+    } else if (servers.has(dst) && clients.has(src) && isn !== undefined && p.tcpFlags & TcpFlag.ack && !(p.tcpFlags & TcpFlag.rst)) {
+      const a = (p.ack - isn - 1) >>> 0;
+      if (a < 2 ** 31 && a > maxAck) {
+        maxAck = a;
+        out.ackT.push(tu);
+        out.ackCum.push(a);
+      }
+    }
+  });
+  if (isn === undefined) throw new Error(`${pcap}: no SYN-ACK from the server: cannot relate ACKs to tcp_info's bytes_acked`);
+  return out;
 }
 
 /**
