@@ -102,8 +102,16 @@ export function fuseProfiles(verdicts: Verdict[]): Verdict {
   ];
   let labels = [...new Set(votes.map((v) => v.label))].sort();
   labels = mergeBbrVersions(labels, votes);
-  if (labels.length > 1) {
-    const parts = labels.map((l) => `${l} (${[...new Set(votes.filter((v) => v.label === l).map((v) => v.source))].join(', ')})`);
+  // A profile's own loss-based answer that the combination did not keep (the other profile's
+  // flow lay outside that class) still contradicts a claim of another CCA: without it, a lone
+  // rule-based claim from one profile would stand against a profile that named something else.
+  const dissent = loss && loss.label !== UNKNOWN ? [] : verdicts
+    .flatMap((v) => (v.evidence?.claims ?? []).filter((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.label !== UNKNOWN))
+    .map((c) => ({ label: c.label, confidence: c.confidence, source: 'loss-based in one profile' }));
+  const contested = votes.length && dissent.length ? mergeBbrVersions([...new Set([...labels, ...dissent.map((d) => d.label)])].sort(), [...votes, ...dissent]) : labels;
+  if (labels.length > 1 || contested.length > 1) {
+    const all = [...votes, ...dissent];
+    const parts = contested.map((l) => `${l} (${[...new Set(all.filter((v) => v.label === l).map((v) => v.source))].join(', ')})`);
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree: ${parts.join(' vs ')}`, shapeCluster: null };
   }
   if (labels.length === 1) {

@@ -3,6 +3,13 @@
  * whose log-likelihood is below every class's calibrated threshold belongs to no class.
  * WHY the gate: GNB's posterior always sums to 1, so without it any shape at all (noise,
  * a square wave) would be forced into the least-bad class.
+ *
+ * The gate can be measured from the class mean (one Gaussian per class) or from the class's
+ * training vectors (oodNearest: a kernel around each one). WHY the kernels: a class trained in
+ * several conditions (near and far regions share one training group) is several tight clusters;
+ * a Gaussian around their mean, widened to hold them all, also holds the empty space between
+ * them, and a controller never trained on lands there (hold one out: 71 of 130 held-out
+ * measurements got a confident wrong label with the mean gate).
  */
 import { z } from 'zod';
 import { mean, quantile, variance } from './stats.js';
@@ -15,6 +22,11 @@ export const gnbClassSchema = z.object({
   variance: z.array(z.number().positive()),
   /** Vectors scoring below this log-likelihood are outside this class. */
   logLikelihoodThreshold: z.number(),
+  /**
+   * The training vectors (null = feature not measured), kept for the nearest-kernel gate
+   * (oodNearest). Absent in models trained without it.
+   */
+  examples: z.array(z.array(z.number().nullable())).optional(),
 });
 
 export const gnbModelSchema = z.object({
@@ -27,8 +39,15 @@ export const gnbModelSchema = z.object({
    * the sample, and a fresh trace of the same class falls outside it.
    */
   oodChiK: z.number().positive().optional(),
-  /** With oodChiK: also outside when any single measured feature is further than this many SDs. */
+  /** With oodChiK: also outside when any single measured feature is further than this many SDs (kernel bandwidths with oodNearest). */
   oodMaxZ: z.number().positive().optional(),
+  /**
+   * With oodChiK: the chi-square and max-z tests are taken against the nearest training vector
+   * of the class (classes must keep their examples) instead of the class mean, in units of a
+   * kernel bandwidth of h = 1.06 n^(-1/5) class SDs (Silverman's rule of thumb, n = the class's
+   * training vectors): inside when at least one kernel holds the vector.
+   */
+  oodNearest: z.boolean().optional(),
 });
 
 export type GnbModel = z.infer<typeof gnbModelSchema>;
@@ -44,6 +63,8 @@ export interface GnbFitOptions {
   oodSlackNats: number;
   /** Pseudo-count of the pooled within-class variance mixed into each class's (0 = none). */
   shrinkCount?: number;
+  /** Keep each class's training vectors (for the nearest-kernel gate, oodNearest). */
+  keepExamples?: boolean;
 }
 
 const LOG_2PI = Math.log(2 * Math.PI);
@@ -87,7 +108,8 @@ export function fitGnb(xs: number[][], labels: string[], opts: GnbFitOptions): G
       va.push(shrunk + floor[j] * (col.length ? 1 : 1e6));
     }
     const prior = opts.priors === 'uniform' ? 1 / classes.length : rows.length / xs.length;
-    model.classes.push({ label, prior, count: rows.length, mean: mu, variance: va, logLikelihoodThreshold: 0 });
+    const examples = opts.keepExamples ? { examples: rows.map((r) => r.map((v) => (Number.isFinite(v) ? v : null))) } : {};
+    model.classes.push({ label, prior, count: rows.length, mean: mu, variance: va, logLikelihoodThreshold: 0, ...examples });
   }
   for (const c of model.classes) {
     const own = xs.filter((_, i) => labels[i] === c.label).map((x) => logLikelihood(c, x));
@@ -128,13 +150,55 @@ export function zSquared(c: Pick<GnbModel['classes'][number], 'mean' | 'variance
   return { z2, d, maxZ2 };
 }
 
+/** Silverman's rule-of-thumb kernel bandwidth, in class SDs, for n training vectors. */
+export function kernelBandwidth(n: number): number {
+  return 1.06 * Math.pow(Math.max(n, 1), -0.2);
+}
+
+/**
+ * The nearest-kernel distance: sum of squared z-scores of x from the training vector of the
+ * class closest to it, in units of h class SDs (h = kernelBandwidth); a feature the training
+ * vector did not measure is compared with the class mean. Among the vectors whose largest
+ * single z^2 stays within maxZ2 (all when omitted); z2 = Infinity when there is none.
+ */
+export function nearestKernelZSquared(
+  c: Pick<GnbModel['classes'][number], 'mean' | 'variance' | 'examples'>,
+  x: readonly number[],
+  maxZ2 = Infinity,
+): { z2: number; d: number; maxZ2: number } {
+  const examples = c.examples ?? [];
+  const h2 = kernelBandwidth(examples.length) ** 2;
+  let best = { z2: Infinity, d: 0, maxZ2: Infinity };
+  for (const e of examples) {
+    let z2 = 0;
+    let d = 0;
+    let worst = 0;
+    for (let j = 0; j < x.length; j++) {
+      if (!Number.isFinite(x[j])) continue;
+      const ref = e[j] ?? c.mean[j];
+      const q = (x[j] - ref) ** 2 / (c.variance[j] * h2);
+      z2 += q;
+      worst = Math.max(worst, q);
+      d++;
+    }
+    if (worst <= maxZ2 && z2 < best.z2) best = { z2, d, maxZ2: worst };
+  }
+  return best;
+}
+
 export function predictGnb(model: GnbModel, x: readonly number[]): GnbPrediction {
   const lls = model.classes.map((c) => logLikelihood(c, x));
   const inside = (c: GnbModel['classes'][number], ll: number): boolean => {
     if (model.oodChiK === undefined) return ll >= c.logLikelihoodThreshold;
-    const { z2, d, maxZ2 } = zSquared(c, x);
-    if (model.oodMaxZ !== undefined && maxZ2 > model.oodMaxZ ** 2) return false;
-    return z2 <= d + model.oodChiK * Math.sqrt(2 * d);
+    const maxZ2 = model.oodMaxZ !== undefined ? model.oodMaxZ ** 2 : Infinity;
+    const bound = (d: number) => d + (model.oodChiK as number) * Math.sqrt(2 * d);
+    if (model.oodNearest && c.examples?.length) {
+      const { z2, d } = nearestKernelZSquared(c, x, maxZ2);
+      return z2 <= bound(d);
+    }
+    const { z2, d, maxZ2: worst } = zSquared(c, x);
+    if (worst > maxZ2) return false;
+    return z2 <= bound(d);
   };
   const logJoint = model.classes.map((c, i) => Math.log(c.prior) + lls[i]);
   const m = Math.max(...logJoint);

@@ -1,0 +1,57 @@
+/**
+ * fuseProfiles: a profile whose own loss-based answer named a CCA still contradicts a
+ * rule-based claim of another CCA from the other profile when the profiles' combined
+ * loss-based answer is Unknown (e.g. the other profile's flow lay outside that class).
+ */
+import { describe, expect, it } from 'vitest';
+import { fuseProfiles } from '../../../src/classify/fusion.js';
+import type { Claim } from '../../../src/classify/types.js';
+import type { FlowEvidence, Verdict } from '../../../src/classify/verdict.js';
+
+const loss = (label: string, inDistribution: string[], posterior: Record<string, number>): Claim => ({
+  classifier: 'loss-based',
+  scope: 'flow',
+  label,
+  confidence: label === 'Unknown' ? 0 : 1,
+  posterior,
+  inDistribution,
+});
+const bbrOther: Claim = { classifier: 'bbr', scope: 'flow', label: 'BBR (other version)', confidence: 0.6 };
+
+const profile = (label: string, claims: Claim[]): Verdict => ({
+  schemaVersion: 1,
+  label,
+  kind: label === 'Unknown' ? 'unknown' : 'cca',
+  confidence: label === 'Unknown' ? 0 : 0.9,
+  reason: 'test',
+  shapeCluster: null,
+  evidence: { claims, levelBytes: null, rttSeconds: 0.2 } as unknown as FlowEvidence,
+});
+
+describe('fuseProfiles with a lone rule-based claim', () => {
+  const cubicInside = loss('CUBIC', ['BBRv1', 'CUBIC'], { CUBIC: 1, BBRv1: 0 });
+  const cubicOutside = loss('Unknown', ['BBRv1'], { CUBIC: 1, BBRv1: 0 });
+
+  it('is Unknown when the other profile\'s loss-based classifier named another CCA', () => {
+    const f = fuseProfiles([profile('CUBIC', [cubicInside]), profile('BBR (other version)', [cubicOutside, bbrOther])]);
+    expect(f.label).toBe('Unknown');
+    expect(f.reason).toMatch(/profiles disagree: .*BBR \(other version\) \(bbr\).*CUBIC \(loss-based in one profile\)/);
+  });
+
+  it('still stands when no profile\'s loss-based classifier named anything', () => {
+    const f = fuseProfiles([profile('Unknown', [cubicOutside]), profile('BBR (other version)', [cubicOutside, bbrOther])]);
+    expect(f.label).toBe('BBR (other version)');
+  });
+
+  it('agrees with a loss-based answer of the same BBR family (versions merge)', () => {
+    const bbrLoss = loss('BBRv1', ['BBRv1'], { BBRv1: 1 });
+    const bbrOutside = loss('Unknown', ['CUBIC'], { BBRv1: 1 });
+    const f = fuseProfiles([profile('BBRv1', [bbrLoss]), profile('BBR (other version)', [bbrOutside, bbrOther])]);
+    expect(f.label).toBe('BBR (other version)');
+  });
+
+  it('leaves a combined loss-based answer alone', () => {
+    const f = fuseProfiles([profile('CUBIC', [cubicInside]), profile('CUBIC', [cubicInside])]);
+    expect(f.label).toBe('CUBIC');
+  });
+});
