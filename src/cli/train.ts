@@ -11,7 +11,7 @@ import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
 import { BadInputError, ExitCode, MissingPrerequisiteError } from '../util/errors.js';
 import { labTrain, collect, trainFromEntries } from '../train/train.js';
 import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
-import { benchResult, classifyEntries, crossValidate, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
+import { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
 import { reapLeftovers, requireRoot } from './common.js';
 import { loadProfile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
@@ -79,9 +79,10 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--train-dataset <files>', 'training dataset(s), comma-separated, for --hold-out / --cross-validate', 'build/train/dataset.json')
     .option('--cross-validate', 'leave-one-measurement-out over the training dataset: each measurement is classified by a model trained without it')
     .option('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', Number)
+    .option('--cross-traffic <origin>', 'robustness: every probe competes with a download from this lab TCP origin (e.g. tcp-cubic) through a shared bottleneck queue')
     .option('--out <file>', 'bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json')
     .option('--json', 'print the result as JSON')
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number }) => {
+    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }) => {
       let entries: DatasetEntry[];
       const cut = (es: DatasetEntry[]): DatasetEntry[] => (o.maxSeconds ? es.map((e) => truncateEntry(e, o.maxSeconds as number)) : es);
       if (o.holdOut === 'all') {
@@ -91,10 +92,10 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         writeFileSync(o.out, JSON.stringify({ schemaVersion: 1, kind: 'hold-one-out', trainDataset: o.trainDataset, maxSeconds: o.maxSeconds ?? null, rows }, null, 2));
         if (o.json) console.log(JSON.stringify(rows, null, 2));
         else {
-          console.log('| held out | measurements | Unknown | same family | confident wrong (as) |\n| --- | ---: | ---: | ---: | --- |');
-          for (const r of rows) console.log(`| ${r.label} | ${r.unknown + r.sameFamily + r.wrong} | ${r.unknown} | ${r.sameFamily} | ${r.wrong}${r.wrong ? ` (${[...new Set(r.wrongAs)].join(', ')})` : ''} |`);
-          const t = rows.reduce((a, r) => ({ n: a.n + r.unknown + r.sameFamily + r.wrong, w: a.w + r.wrong }), { n: 0, w: 0 });
-          console.log(`\nconfident wrong: ${t.w} of ${t.n} held-out measurements; written ${o.out}`);
+          console.log('| held out (design family) | measurements | Unknown | same family | confident wrong (as) | wrong by Nebby shape cluster |\n| --- | ---: | ---: | ---: | --- | ---: |');
+          for (const r of rows) console.log(`| ${r.label} (${designFamilyOf(r.label) ?? '-'}) | ${r.unknown + r.sameFamily + r.wrong} | ${r.unknown} | ${r.sameFamily} | ${r.wrong}${r.wrong ? ` (${[...new Set(r.wrongAs)].join(', ')})` : ''} | ${r.wrongByShapeCluster} |`);
+          const t = rows.reduce((a, r) => ({ n: a.n + r.unknown + r.sameFamily + r.wrong, w: a.w + r.wrong, s: a.s + r.wrongByShapeCluster }), { n: 0, w: 0, s: 0 });
+          console.log(`\nconfident wrong: ${t.w} of ${t.n} held-out measurements (design families; ${t.s} by Nebby's shape clusters); written ${o.out}`);
         }
         return;
       }
@@ -117,7 +118,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         await reapLeftovers();
         const running = readRunningLab(o.lab);
         if (!running) throw new MissingPrerequisiteError(`lab ${o.lab} is not running`, 'start it: ccbrowse lab up --config labs/train.ts');
-        entries = await collect(running, { regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, progress: say });
+        // Cross traffic: 3 MB outlasts any probe at the nebby rates (shared 200 kbit/s), started 3 s ahead.
+        const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: 3_000_000, leadSeconds: 3 } : undefined;
+        entries = await collect(running, { regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say });
         saveDataset(o.dataset, entries);
       }
       const train = o.trainDataset.split(',').every((p) => existsSync(p)) ? new Set(loadDatasets(o.trainDataset).map((e) => e.dir)) : new Set<string>();

@@ -59,11 +59,38 @@ export function benchResult(name: string, modelNote: string, outcomes: Array<{ t
   return labBenchFromOutcomes({ name, createdAt: new Date().toISOString(), model: modelNote, profiles, ...(note ? { note } : {}) }, outcomes);
 }
 
-/** Hold-one-out outcome: the held-out class may come out Unknown or in its shape family, never a confident wrong label. */
-export function holdOutVerdict(truth: string, predicted: string): 'unknown' | 'same-family' | 'wrong' {
+/**
+ * Design families of the lab's controllers, from how each published design grows and cuts its
+ * window (the classes a hold-one-out answer may fall back to without being wrong):
+ * - AIMD: one increase per RTT (fixed or window-dependent) and a multiplicative cut; the delay
+ *   or bandwidth signal only scales those (NewReno; HighSpeed, RFC 3649: a(w), b(w); Westwood+:
+ *   cut to the bandwidth estimate; Veno: Vegas backlog picks the cut; Illinois: delay picks a, b).
+ * - probing toward the last maximum / by time since the last loss (BIC's binary search, CUBIC's
+ *   cubic of time, H-TCP's increase as a function of time since congestion).
+ * - multiplicative increase (Scalable: +0.01 per ACK; YeAH's fast mode is Scalable).
+ * - delay-based (Vegas), model-based (every BBR version).
+ */
+const DESIGN_FAMILIES: Record<string, string> = {
+  NewReno: 'AIMD', HSTCP: 'AIMD', Westwood: 'AIMD', Veno: 'AIMD', Illinois: 'AIMD',
+  BIC: 'max-probing', CUBIC: 'max-probing', HTCP: 'max-probing',
+  Scalable: 'multiplicative-increase', YeAH: 'multiplicative-increase',
+  Vegas: 'delay-based',
+};
+
+export function designFamilyOf(label: string): string | null {
+  if (label.startsWith('BBR')) return 'model-based';
+  return DESIGN_FAMILIES[label] ?? null;
+}
+
+/** Which notion of "family" a hold-one-out answer is judged by: design (default) or Nebby's shape clusters. */
+export type FamilyScheme = 'design' | 'shape';
+
+/** Hold-one-out outcome: the held-out class may come out Unknown or in its family, never a confident wrong label. */
+export function holdOutVerdict(truth: string, predicted: string, scheme: FamilyScheme = 'design'): 'unknown' | 'same-family' | 'wrong' {
   if (['Unknown', 'Short flow', 'Application-limited'].includes(predicted)) return 'unknown';
-  const a = shapeClusterOf(truth);
-  const b = shapeClusterOf(predicted);
+  const family = scheme === 'design' ? designFamilyOf : shapeClusterOf;
+  const a = family(truth);
+  const b = family(predicted);
   if (a && b && a === b) return 'same-family';
   // BBR variants are one family for the rate-based classifier.
   if (truth.startsWith('BBR') && predicted.startsWith('BBR')) return 'same-family';
@@ -104,6 +131,8 @@ export interface HoldOutRow {
   unknown: number;
   sameFamily: number;
   wrong: number;
+  /** Confident wrong when families are Nebby's shape clusters instead of design families. */
+  wrongByShapeCluster: number;
   /** What the wrong answers said. */
   wrongAs: string[];
 }
@@ -117,9 +146,10 @@ export function holdOneOutAll(entries: DatasetEntry[], source: string): HoldOutR
   for (const label of [...new Set(entries.map((e) => e.label))].sort()) {
     const model = trainFromEntries(entries, { exclude: [label], source });
     const { measurements } = classifyEntries(entries.filter((e) => e.label === label), model);
-    const row: HoldOutRow = { label, unknown: 0, sameFamily: 0, wrong: 0, wrongAs: [] };
+    const row: HoldOutRow = { label, unknown: 0, sameFamily: 0, wrong: 0, wrongByShapeCluster: 0, wrongAs: [] };
     for (const m of measurements) {
       const v = holdOutVerdict(m.truth, m.predicted);
+      if (holdOutVerdict(m.truth, m.predicted, 'shape') === 'wrong') row.wrongByShapeCluster++;
       if (v === 'unknown') row.unknown++;
       else if (v === 'same-family') row.sameFamily++;
       else {

@@ -18,7 +18,11 @@ describe('lab controller labels', () => {
 describe('hold-one-out scoring', () => {
   it('accepts Unknown and the same shape family, rejects another family', () => {
     expect(holdOutVerdict('Veno', 'Unknown')).toBe('unknown');
-    expect(holdOutVerdict('Veno', 'Vegas')).toBe('same-family'); // both linear
+    expect(holdOutVerdict('Veno', 'Vegas', 'shape')).toBe('same-family'); // Nebby: both linear segments
+    expect(holdOutVerdict('Veno', 'Vegas')).toBe('wrong'); // designs: AIMD vs delay-based
+    expect(holdOutVerdict('HSTCP', 'NewReno')).toBe('same-family'); // both AIMD
+    expect(holdOutVerdict('YeAH', 'Scalable')).toBe('same-family'); // YeAH's fast mode is Scalable
+    expect(holdOutVerdict('CUBIC', 'Illinois')).toBe('wrong');
     expect(holdOutVerdict('Veno', 'CUBIC')).toBe('wrong');
     expect(holdOutVerdict('BBRv1', 'BBR (other version)')).toBe('same-family');
   });
