@@ -20,7 +20,8 @@ import type { LabOriginState } from '../lab/lab.js';
 import type { RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
 import { browserUser, giveToBrowserUser, launchInNamespace } from '../browser/launch.js';
-import { run } from '../util/exec.js';
+import { run, start } from '../util/exec.js';
+import { processStartTime } from '../net/resources.js';
 import { BadInputError, CcbError } from '../util/errors.js';
 
 export interface ProbeTarget { url: URL; origin: LabOriginState }
@@ -54,11 +55,25 @@ export interface ProbeResult {
   groundTruthLines: number;
   status: 'complete' | 'incomplete';
   error?: string;
+  /** Competing download through the same (shared) bottleneck queue, when asked for. */
+  crossTraffic?: { origin: string; ip: string; url: string; leadSeconds: number; exitCode: number | null };
 }
 
-export async function probeOnce(lab: RunningLab, target: ProbeTarget, profile: Profile, opts: {
-  region: string; outDir: string; timeoutSeconds?: number; progress?: (m: string) => void;
+/**
+ * Cross traffic for a probe: a bulk TCP download from another lab origin in the same client
+ * namespace, started `leadSeconds` before the probe and stopped after it, with the profile's
+ * queue made 'shared' so both flows compete for one bottleneck queue (per-flow queues would
+ * isolate them). The profile keeps its name: the classifier judges the probe with the model of
+ * its profile, as it would a real site whose bottleneck carries other traffic.
+ */
+export interface CrossTraffic { target: ProbeTarget; leadSeconds: number }
+
+export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested: Profile, opts: {
+  region: string; outDir: string; timeoutSeconds?: number; progress?: (m: string) => void; crossTraffic?: CrossTraffic;
 }): Promise<ProbeResult> {
+  const cross = opts.crossTraffic;
+  if (cross && cross.target.origin.serve !== 'tcp') throw new BadInputError(`cross traffic comes from a TCP origin; ${cross.target.origin.name} serves HTTP/3`);
+  const profile: Profile = cross ? { ...requested, queue: 'shared' } : requested;
   const say = opts.progress ?? (() => {});
   const runId = newRunId();
   const dir = join(opts.outDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${runId}`);
@@ -78,9 +93,17 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, profile: P
     await applyShaper(stack, topo, profile);
     const { runAddr } = await connectRunToLab(stack, { runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs });
     const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap') });
-    say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}`);
-    const t0 = Date.now();
     const timeout = opts.timeoutSeconds ?? 120;
+    let crossChild: ReturnType<typeof start> | undefined;
+    if (cross) {
+      crossChild = startCrossTraffic(stack, topo.clientNs, cross, lab.certs.ca, timeout);
+      result.crossTraffic = { origin: cross.target.origin.name, ip: cross.target.origin.ip, url: cross.target.url.href, leadSeconds: cross.leadSeconds, exitCode: null };
+      say(`${runId}: cross traffic from ${cross.target.origin.name} (${cross.target.origin.cca}), ${cross.leadSeconds} s ahead`);
+      await new Promise((r) => setTimeout(r, cross.leadSeconds * 1000));
+      if (crossChild.exitCode !== null) throw new CcbError(`cross traffic ended before the probe started (curl exit ${crossChild.exitCode})`);
+    }
+    say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
+    const t0 = Date.now();
     try {
       if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(topo.clientNs, url, origin.ip, lab.certs.ca, timeout);
       else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG));
@@ -89,6 +112,14 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, profile: P
       result.error = (err as Error).message;
     }
     result.seconds = (Date.now() - t0) / 1000;
+    if (crossChild && result.crossTraffic) {
+      // Still running means it competed for the whole probe; it is stopped with the stack.
+      result.crossTraffic.exitCode = crossChild.exitCode;
+      if (crossChild.exitCode !== null && result.status === 'complete') {
+        result.status = 'incomplete';
+        result.error = `cross traffic ended during the probe (curl exit ${crossChild.exitCode})`;
+      }
+    }
     result.capture = await capture.stop();
     result.endedAt = new Date().toISOString();
     result.groundTruthLines = extractGroundTruth(origin.groundTruth, startedAt.getTime() / 1000, Date.now() / 1000, runAddr, join(dir, 'ground-truth.jsonl'));
@@ -101,6 +132,16 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, profile: P
     writeFileSync(join(dir, 'probe.json'), JSON.stringify({ ...result, clientAddress: ADDR.client }, null, 1));
   }
   return result;
+}
+
+/** Starts the competing download; the cleanup stack stops it (by pid) when the probe ends. */
+function startCrossTraffic(stack: CleanupStack, ns: string, cross: CrossTraffic, ca: string, timeoutSeconds: number): ReturnType<typeof start> {
+  const { url, origin } = cross.target;
+  const child = start('ip', ['netns', 'exec', ns, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
+    '--resolve', `${url.hostname}:443:${origin.ip}`, '--max-time', String(timeoutSeconds + cross.leadSeconds + 30), url.href], { stdio: 'ignore' });
+  if (child.pid === undefined) throw new CcbError('could not start the cross-traffic download');
+  stack.push({ kind: 'process', pid: child.pid, startTime: processStartTime(child.pid) ?? '', what: `cross traffic from ${origin.name}` });
+  return child;
 }
 
 async function fetchWithCurl(ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number): Promise<number> {

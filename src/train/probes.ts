@@ -4,7 +4,8 @@
  * hosts, which distorts timing (and therefore BiF).
  */
 import type { RunningLab } from '../lab/state.js';
-import { probeOnce, resolveProbeTarget, type ProbeResult } from '../probe/probe.js';
+import { probeOnce, resolveProbeTarget, type CrossTraffic, type ProbeResult } from '../probe/probe.js';
+import { BadInputError } from '../util/errors.js';
 import type { Profile } from '../shaper/profile.js';
 import { labelFor, type LabTarget } from './labels.js';
 
@@ -46,13 +47,26 @@ export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: 
   return out;
 }
 
-export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: { outDir: string; concurrency?: number; progress?: (m: string) => void }): Promise<ProbeOutcome[]> {
+/** Cross traffic for every probe: a download of `bytes` from lab origin `origin` (same region), `leadSeconds` ahead. */
+export interface CrossTrafficSpec { origin: string; bytes: number; leadSeconds: number }
+
+/** The cross-traffic download of one region as a probe target. */
+export function crossTrafficTarget(lab: RunningLab, spec: CrossTrafficSpec, region: string): CrossTraffic {
+  const o = lab.origins.find((x) => x.name === spec.origin && x.region === region);
+  if (!o) throw new BadInputError(`no lab origin ${spec.origin} in region ${region} for cross traffic`, "'ccbrowse lab status' lists the origins");
+  return { target: resolveProbeTarget(lab, `https://${o.hosts[0]}/bytes/${spec.bytes}`, region), leadSeconds: spec.leadSeconds };
+}
+
+export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: { outDir: string; concurrency?: number; progress?: (m: string) => void; crossTraffic?: CrossTrafficSpec }): Promise<ProbeOutcome[]> {
   const say = opts.progress ?? (() => {});
   let done = 0;
+  // Cross traffic makes a probe slower (it shares the link): more time before giving up.
+  const timeoutSeconds = opts.crossTraffic ? 180 : 90;
   return runPool(jobs, opts.concurrency ?? 3, async (job) => {
     try {
       const t = resolveProbeTarget(lab, `https://${job.target.host}${job.path}`, job.region);
-      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds: 90 });
+      const crossTraffic = opts.crossTraffic ? crossTrafficTarget(lab, opts.crossTraffic, job.region) : undefined;
+      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds, crossTraffic });
       say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name} ${job.region} #${job.rep}: ${result.status} ${result.seconds.toFixed(1)} s${result.error ? ` (${result.error})` : ''}`);
       return { ...job, result, ...(result.status === 'complete' ? {} : { error: result.error ?? 'incomplete' }) };
     } catch (e) {

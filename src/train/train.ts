@@ -3,6 +3,7 @@
  * given), trace the captures, keep the labelled series (build/train/), train the model and write
  * it (models/ccbrowse-model.json, provenance 'lab').
  */
+import type { CrossTrafficSpec } from './probes.js';
 import { existsSync } from 'node:fs';
 import { trainModel, saveModel, type Model } from '../classify/index.js';
 import type { RunningLab } from '../lab/state.js';
@@ -18,6 +19,8 @@ export interface CollectOptions {
   concurrency: number;
   outDir: string;
   only?: string[];
+  /** Every probe competes with a download from this lab origin through a shared queue. */
+  crossTraffic?: CrossTrafficSpec;
   progress?: (m: string) => void;
 }
 
@@ -30,7 +33,7 @@ export async function collect(lab: RunningLab, o: CollectOptions): Promise<Datas
     for (const region of o.regions)
       for (const target of labTargets(lab, region, o.only))
         for (const profile of profiles) jobs.push({ target, region, profile, path: `/bytes/${o.bytes}`, rep });
-  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress });
+  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic });
   const entries: DatasetEntry[] = [];
   for (const out of outcomes) {
     try {

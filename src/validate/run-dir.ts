@@ -27,6 +27,9 @@ export interface RunMeta {
   region: string;
   /** Added RTT of the region (ms), from the lab config the run used. */
   regionRttMs: number;
+  originIp?: string;
+  /** The probe competed with a download through a shared queue (ProbeResult.crossTraffic). */
+  crossTraffic: boolean;
 }
 
 export type Alignment = 'two-sided' | 'shift' | 'counters';
@@ -41,7 +44,8 @@ export interface RunAccuracy extends RunMeta {
 }
 
 interface ProbeJson {
-  origin: { serve: 'tcp' | 'h3'; stack?: string; cca: string };
+  origin: { serve: 'tcp' | 'h3'; stack?: string; cca: string; ip?: string };
+  crossTraffic?: unknown;
   profile: { name: string };
   region: string;
   regionRttMs?: number;
@@ -57,14 +61,21 @@ export function readRunMeta(dir: string, regionRttMs?: number): RunMeta {
     profile: p.profile.name,
     region: p.region,
     regionRttMs: regionRttMs ?? p.regionRttMs ?? 0,
+    originIp: p.origin.ip,
+    crossTraffic: p.crossTraffic !== undefined,
   };
 }
 
-/** The flow that carried the bulk transfer: the one with most server bytes and a series. */
-export function bulkFlow(flows: FlowResult[], protocol: 'tcp' | 'quic'): FlowResult | undefined {
-  return flows
-    .filter((f) => f.series && (protocol === 'tcp' ? f.kind === 'tcp' : f.kind === 'quic'))
-    .sort((a, b) => b.toClient.payloadBytes - a.toClient.payloadBytes)[0];
+/**
+ * The flow that carried the bulk transfer: the one with most server bytes and a series. With
+ * `probe` (a probe with cross traffic): the latest-starting flow from the probed origin, since
+ * the competing download started first (and may come from the same origin).
+ */
+export function bulkFlow(flows: FlowResult[], protocol: 'tcp' | 'quic', probe?: { originIp: string; afterCrossTraffic: boolean }): FlowResult | undefined {
+  let candidates = flows.filter((f) => f.series && (protocol === 'tcp' ? f.kind === 'tcp' : f.kind === 'quic'));
+  if (probe) candidates = candidates.filter((f) => f.paths.some((p) => p.includes(`-${probe.originIp}:`)));
+  if (probe?.afterCrossTraffic) return candidates.sort((a, b) => b.startSeconds - a.startSeconds)[0];
+  return candidates.sort((a, b) => b.toClient.payloadBytes - a.toClient.payloadBytes)[0];
 }
 
 /**
@@ -111,7 +122,7 @@ export async function runAccuracy(dir: string, opts: {
     quicSenderPathRttSeconds: meta.regionRttMs / 1000,
     bottleneck: opts.quic === 'model' ? bottleneckModelOf(await loadProfile(meta.profile)) : undefined,
   });
-  const flow = bulkFlow(tr.flows, meta.protocol);
+  const flow = bulkFlow(tr.flows, meta.protocol, meta.originIp ? { originIp: meta.originIp, afterCrossTraffic: meta.crossTraffic } : undefined);
   const field = opts.field ?? truthFieldFor(meta);
   const alignment = opts.alignment ?? 'two-sided';
   if (!flow?.series) throw new Error(`${dir}: no ${meta.protocol} flow with a BiF series in the capture`);

@@ -19,6 +19,10 @@ import { connectRunToLab } from '../../src/lab/network.js';
 import { labChromiumArgs } from '../../src/lab/sites/chromium.js';
 import { launchInNamespace } from '../../src/browser/launch.js';
 import { probeOnce, resolveProbeTarget } from '../../src/probe/probe.js';
+import { traceFile } from '../../src/trace/index.js';
+import { bulkFlow } from '../../src/validate/run-dir.js';
+import { ADDR } from '../../src/net/topology.js';
+import { execFileSync } from 'node:child_process';
 import { isRoot, listNamespaces, pidAlive } from '../helpers/system.js';
 
 type GtLine = { cc: string; min_rtt_us?: number; min_rtt_ms?: number; inflight_bytes?: number };
@@ -78,6 +82,34 @@ describe.skipIf(!isRoot)('the lab', () => {
     expect(gt.length).toBeGreaterThan(20);
     expect(new Set(gt.map((g) => g.cc))).toEqual(new Set(['cubic']));
   }, 180_000);
+
+  it('cross traffic: a probe competes with a download from another origin through one shared queue, and the download is stopped after', async () => {
+    const profile = await loadProfile('nebby-50');
+    const crossTraffic = { target: resolveProbeTarget(lab, 'https://media.lab.ccb.test/bytes/3000000', 'local'), leadSeconds: 2 };
+    const r = await probeOnce(lab, resolveProbeTarget(lab, 'https://www.lab.ccb.test/bytes/150000', 'local'), profile, { region: 'local', outDir: out, crossTraffic });
+    expect(r.status, r.error).toBe('complete');
+    expect(r.profile.queue).toBe('shared');
+    // Still downloading when the probe ended: it competed the whole time.
+    expect(r.crossTraffic?.exitCode).toBeNull();
+    const tr = await traceFile(join(r.dir, 'capture.pcap'), { clientIps: [ADDR.client] });
+    const tcp = tr.flows.filter((f) => f.kind === 'tcp' && f.series);
+    expect(tcp).toHaveLength(2);
+    const probeFlow = bulkFlow(tr.flows, 'tcp', { originIp: r.origin.ip, afterCrossTraffic: true });
+    expect(probeFlow?.paths[0]).toContain(`-${r.origin.ip}:443`);
+    const cross = tcp.find((f) => f !== probeFlow)!;
+    expect(probeFlow!.startSeconds - cross.startSeconds).toBeGreaterThan(1.5);
+    // One queue for both: the probe gets well under what the link alone would give it (nebby-50:
+    // 114.3 kbit/s of TCP goodput), and the download kept getting its share.
+    const kbit = (f: typeof cross, seconds: number) => (f.toClient.payloadBytes * 8) / seconds / 1000;
+    const probeKbit = kbit(probeFlow!, probeFlow!.durationSeconds);
+    expect(probeKbit).toBeLessThan(0.8 * 114.3);
+    expect(probeKbit).toBeGreaterThan(5);
+    expect(kbit(cross, cross.durationSeconds)).toBeGreaterThan(5);
+    expect(kbit(cross, cross.durationSeconds)).toBeLessThan(1.05 * 114.3);
+    // The competing curl was stopped with the probe's cleanup.
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('media.lab.ccb.test/bytes/3000000'));
+    expect(left).toEqual([]);
+  }, 240_000);
 
   it('lab sites play in Chromium through the bottleneck (static loads, VOD/live/audio advance)', async () => {
     const runStack = new CleanupStack(`test-labsites-${newRunId()}`);
