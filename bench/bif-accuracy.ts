@@ -7,14 +7,15 @@
  *
  *   npx tsx bench/bif-accuracy.ts [--lab train] [--region near] [--runs 1] [--bytes 200000] [--only quic|tcp]
  *   npx tsx bench/bif-accuracy.ts --from build/acc/runs     # re-analyse existing run dirs
+ *   npx tsx bench/bif-accuracy.ts --dataset build/cross/fresh.json --doc F   # the runs behind a lab dataset
  */
-import { readdirSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readRunningLab } from '../src/lab/state.js';
 import { loadProfile } from '../src/shaper/profile.js';
 import { labTargets, runProbes, type ProbeJob } from '../src/train/probes.js';
-import { readRunMeta, runAccuracy, RUN_KEYLOG, type RunAccuracy } from '../src/validate/run-dir.js';
+import { readRunMeta, replayableBottleneck, runAccuracy, RUN_KEYLOG, type RunAccuracy } from '../src/validate/run-dir.js';
 import { summarise, accuracyTable } from '../src/validate/summary.js';
 
 const { values: a } = parseArgs({ options: {
@@ -22,14 +23,18 @@ const { values: a } = parseArgs({ options: {
   runs: { type: 'string', default: '1' }, bytes: { type: 'string', default: '200000' },
   concurrency: { type: 'string', default: '3' }, from: { type: 'string', multiple: true }, out: { type: 'string', default: 'build/acc/runs' },
   only: { type: 'string' },
+  dataset: { type: 'string', multiple: true },
   doc: { type: 'string', default: 'docs/benchmarks/bif-accuracy.md' },
 } });
 
 let dirs: string[];
 let rttMs = 0;
 const started = new Date().toISOString();
-if (a.from) {
-  dirs = a.from.flatMap((f) => readdirSync(f).map((d) => join(f, d))).filter((d) => existsSync(join(d, 'probe.json')));
+if (a.from || a.dataset) {
+  // Run directories: every one under --from, and those a lab dataset (lab bench --dataset) lists.
+  dirs = (a.from ?? []).flatMap((f) => readdirSync(f).map((d) => join(f, d)));
+  for (const f of a.dataset ?? []) dirs.push(...(JSON.parse(readFileSync(f, 'utf8')) as { entries: Array<{ dir: string }> }).entries.map((e) => e.dir));
+  dirs = [...new Set(dirs)].filter((d) => existsSync(join(d, 'probe.json')));
   rttMs = Number(process.env.REGION_RTT_MS ?? 10);
 } else {
   const lab = readRunningLab(a.lab);
@@ -60,7 +65,9 @@ for (const d of dirs.sort()) {
     // QUIC: the exact method (when the run kept its key log) and the heuristic, each against
     // the stack's counters (quinn: both), aligned by time and by the server's datagram counters.
     const fields = meta.stack === 'quinn' ? (['bytes_in_flight_at_ack', 'bytes_in_flight'] as const) : (['bytes_in_flight'] as const);
-    const methods = existsSync(join(d, RUN_KEYLOG)) ? (['exact', 'model', 'heuristic'] as const) : (['model', 'heuristic'] as const);
+    // The bottleneck model only where the run's queue can be replayed (not with cross traffic).
+    const replayable = await replayableBottleneck(meta).then(() => true, () => false);
+    const methods = [...(existsSync(join(d, RUN_KEYLOG)) ? ['exact'] as const : []), ...(replayable ? ['model'] as const : []), 'heuristic'] as const;
     for (const quic of methods) {
       for (const field of fields) {
         for (const alignment of ['two-sided', 'counters'] as const) {

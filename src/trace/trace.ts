@@ -101,9 +101,11 @@ export class TraceBuilder {
       ev.bytes.push(p.payloadLen);
       if (this.keys) {
         // The record's buffer is reused: copy the captured payload (<= snaplen) for decryption.
+        // (Uint8Array.from, not .slice: on a Node Buffer, slice is a view into the chunk, which
+        // the next read overwrites; captures over one 4 MB chunk decrypted garbage.)
         let list = this.udpPayloads.get(flow);
         if (!list) this.udpPayloads.set(flow, (list = []));
-        list.push(p.data.slice(p.payloadOffset, p.payloadOffset + p.payloadCapLen));
+        list.push(Uint8Array.from(p.data.subarray(p.payloadOffset, p.payloadOffset + p.payloadCapLen)));
       }
       this.quic.onPacket(path, p, dir);
     }
@@ -481,7 +483,7 @@ function quicHandshakeRtt(ev: { t: Float64Array; fromServer: Uint8Array }): numb
 }
 
 /** Reads a capture and returns every flow's bytes-in-flight series (the `ccbrowse trace` step). */
-export async function traceFile(path: string, opts: TraceOptions = {}): Promise<TraceResult> {
+export async function traceFile(path: string, opts: TraceOptions & { chunkSize?: number } = {}): Promise<TraceResult> {
   let keys: KeyLog | undefined;
   if (opts.keylog !== undefined) {
     let text: string;
@@ -493,7 +495,7 @@ export async function traceFile(path: string, opts: TraceOptions = {}): Promise<
     keys = parseKeyLog(text);
   }
   const builder = new TraceBuilder(opts, keys);
-  const info = await readCapture(path, builder.visit);
+  const info = await readCapture(path, builder.visit, { chunkSize: opts.chunkSize });
   return builder.finish(path, info);
 }
 

@@ -69,7 +69,7 @@ export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | nu
   // HTTP/3 probes keep Chromium's TLS key log: with it the QUIC BiF is exact, not Nebby's heuristic.
   const keylog = `${o.result.dir}/keylog.txt`;
   const tr = await traceFile(`${o.result.dir}/capture.pcap`, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
-  const f = bulkFlow(tr.flows, o.target.protocol, { originIp: o.result.origin.ip, afterCrossTraffic: o.result.crossTraffic !== undefined });
+  const f = bulkFlow(tr.flows, o.target.protocol, { originIp: o.result.origin.ip, afterCrossTraffic: o.result.crossTraffic?.ip === o.result.origin.ip });
   if (!f?.series) return null;
   const s = truncateSeries(f.series, MAX_TRACE_SECONDS);
   return {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { readCapture, SampleFlag, TcpFlag, traceFile } from '../trace/index.js';
 import type { FlowResult } from '../trace/index.js';
 import { formatEndpoint } from '../trace/ip.js';
-import { loadProfile } from '../shaper/profile.js';
+import { loadProfile, type Profile } from '../shaper/profile.js';
+import type { BottleneckModel } from '../trace/quic-model.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import { compareAtAck, compareBif, compareBifByCounters, compareTcpBifByCounters, readGroundTruth, type AccuracyResult, type CaptureDatagrams, type TcpCaptureSegments, type TruthField } from './bif-accuracy.js';
 
@@ -30,6 +31,10 @@ export interface RunMeta {
   originIp?: string;
   /** The probe competed with a download through a shared queue (ProbeResult.crossTraffic). */
   crossTraffic: boolean;
+  /** ... and that download came from the probed origin itself (same server address). */
+  crossTrafficFromOrigin: boolean;
+  /** The profile as the probe applied it (probe.json), when recorded. */
+  appliedProfile?: Profile;
 }
 
 export type Alignment = 'two-sided' | 'shift' | 'counters';
@@ -45,8 +50,8 @@ export interface RunAccuracy extends RunMeta {
 
 interface ProbeJson {
   origin: { serve: 'tcp' | 'h3'; stack?: string; cca: string; ip?: string };
-  crossTraffic?: unknown;
-  profile: { name: string };
+  crossTraffic?: { ip?: string };
+  profile: { name: string } & Partial<Profile>;
   region: string;
   regionRttMs?: number;
 }
@@ -63,13 +68,22 @@ export function readRunMeta(dir: string, regionRttMs?: number): RunMeta {
     regionRttMs: regionRttMs ?? p.regionRttMs ?? 0,
     originIp: p.origin.ip,
     crossTraffic: p.crossTraffic !== undefined,
+    crossTrafficFromOrigin: p.crossTraffic !== undefined && p.crossTraffic.ip === p.origin.ip,
+    ...(p.profile.rateKbit !== undefined ? { appliedProfile: p.profile as Profile } : {}),
   };
 }
 
+/** The bottleneck the run really had, for the QUIC model; an error when it cannot be replayed. */
+export async function replayableBottleneck(meta: RunMeta): Promise<BottleneckModel> {
+  const b = bottleneckModelOf(meta.appliedProfile ?? (await loadProfile(meta.profile)));
+  if (!b) throw new Error(`${meta.dir}: the bottleneck cannot be replayed (shared queue or random loss)`);
+  return b;
+}
+
 /**
- * The flow that carried the bulk transfer: the one with most server bytes and a series. With
- * `probe` (a probe with cross traffic): the latest-starting flow from the probed origin, since
- * the competing download started first (and may come from the same origin).
+ * The flow that carried the bulk transfer: the one with most server bytes and a series, from
+ * the probed origin when `probe` says which. When cross traffic came from that same origin
+ * (`afterCrossTraffic`): the latest-starting flow, since the competing download started first.
  */
 export function bulkFlow(flows: FlowResult[], protocol: 'tcp' | 'quic', probe?: { originIp: string; afterCrossTraffic: boolean }): FlowResult | undefined {
   let candidates = flows.filter((f) => f.series && (protocol === 'tcp' ? f.kind === 'tcp' : f.kind === 'quic'));
@@ -120,16 +134,19 @@ export async function runAccuracy(dir: string, opts: {
     keylog: useKeys ? keylogPath : undefined,
     // The capture point sits one region RTT (there and back) from the origin.
     quicSenderPathRttSeconds: meta.regionRttMs / 1000,
-    bottleneck: opts.quic === 'model' ? bottleneckModelOf(await loadProfile(meta.profile)) : undefined,
+    bottleneck: opts.quic === 'model' ? await replayableBottleneck(meta) : undefined,
   });
-  const flow = bulkFlow(tr.flows, meta.protocol, meta.originIp ? { originIp: meta.originIp, afterCrossTraffic: meta.crossTraffic } : undefined);
+  const flow = bulkFlow(tr.flows, meta.protocol, meta.originIp ? { originIp: meta.originIp, afterCrossTraffic: meta.crossTrafficFromOrigin } : undefined);
   const field = opts.field ?? truthFieldFor(meta);
   const alignment = opts.alignment ?? 'two-sided';
   if (!flow?.series) throw new Error(`${dir}: no ${meta.protocol} flow with a BiF series in the capture`);
   // Series times are seconds since the flow's first packet; rebase to unix seconds.
   const base = tr.captureStart + flow.startSeconds;
   const t = Float64Array.from(flow.series.t, (x) => x + base);
-  const truth = readGroundTruth(join(dir, 'ground-truth.jsonl'), field);
+  // With cross traffic from the same origin the ground truth holds two connections: keep the
+  // probe's, by its client port (the upstream NAT keeps ports).
+  const clientPort = meta.crossTraffic ? Number(/:(\d+)-/.exec(flow.paths[0] ?? '')?.[1]) : NaN;
+  const truth = readGroundTruth(join(dir, 'ground-truth.jsonl'), field, Number.isFinite(clientPort) ? clientPort : undefined);
   const floorBytes = opts.floorBytes ?? truth.mss ?? (meta.protocol === 'tcp' ? 1448 : 1200);
   const recovery = flow.sampleFlags ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.recovery ? 1 : 0)) : undefined;
   const dataSend = flow.sampleFlags && alignment !== 'shift' ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.dataSend ? 1 : 0)) : undefined;

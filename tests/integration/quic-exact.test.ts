@@ -15,6 +15,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAccuracy } from '../../src/validate/run-dir.js';
+import { traceFile } from '../../src/trace/index.js';
 
 const dir = (n: string) => join(import.meta.dirname, '../fixtures/quic-keylog', n);
 
@@ -63,5 +64,15 @@ describe('exact QUIC BiF on lab fixtures (key log)', () => {
       expect(model.accuracy.within).toBeGreaterThan(0.93);
       expect(model.accuracy.within).toBeGreaterThan(exact.accuracy.within - 0.03);
     }
+  });
+
+  it('decrypts the same when the capture is read in many small chunks (payloads copied, not viewed)', async () => {
+    // A 4 KB read buffer: every datagram's payload outlives several refills of the buffer.
+    const whole = await traceFile(join(dir('aioquic-reno-nebby-50'), 'capture.pcap'), { keylog: join(dir('aioquic-reno-nebby-50'), 'keylog.txt') });
+    const chunked = await traceFile(join(dir('aioquic-reno-nebby-50'), 'capture.pcap'), { keylog: join(dir('aioquic-reno-nebby-50'), 'keylog.txt'), chunkSize: 4096 });
+    const quic = (r: typeof whole) => r.flows.find((f) => f.kind === 'quic')!;
+    expect(quic(chunked).bifMethod).toBe('quic-keylog-exact');
+    expect(quic(chunked).quic?.fallbackReason).toBeUndefined();
+    expect(Array.from(quic(chunked).series!.bif)).toEqual(Array.from(quic(whole).series!.bif));
   });
 });
