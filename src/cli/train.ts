@@ -13,7 +13,7 @@ import { labTrain, collect, trainFromEntries } from '../train/train.js';
 import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
 import { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
 import { reapLeftovers, requireRoot } from './common.js';
-import { loadProfile } from '../shaper/profile.js';
+import { loadProfile, type Profile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
 
@@ -118,8 +118,10 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         await reapLeftovers();
         const running = readRunningLab(o.lab);
         if (!running) throw new MissingPrerequisiteError(`lab ${o.lab} is not running`, 'start it: ccbrowse lab up --config labs/train.ts');
-        // Cross traffic: 3 MB outlasts any probe at the nebby rates (shared 200 kbit/s), started 3 s ahead.
-        const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: 3_000_000, leadSeconds: 3 } : undefined;
+        // Cross traffic started 3 s ahead and big enough to outlast any probe at the fastest
+        // profile's full rate (the probe gives up after 180 s).
+        const fastest = Math.max(...(await Promise.all(list(o.profiles).map((p) => loadProfile(p)))).map((p) => p.rateKbit));
+        const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: Math.ceil((fastest * 1000 / 8) * (180 + 3 + 30)), leadSeconds: 3 } : undefined;
         entries = await collect(running, { regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say });
         saveDataset(o.dataset, entries);
       }
@@ -186,18 +188,20 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .action(async (path: string, o: { model: string; keylog?: string; client?: string; profile?: string; json?: boolean }) => {
       let pcap = path;
       let clientIps = o.client ? list(o.client) : undefined;
+      // An explicit --profile must be replayable; a probe directory's own record is used when it
+      // is (its profile as applied: cross-traffic probes ran a shared queue), else the heuristic.
+      let bottleneck = await bottleneckOption(o.profile);
       if (existsSync(path) && statSync(path).isDirectory()) {
         pcap = join(path, 'capture.pcap');
-        // A probe run dir records the client address it used.
         const pj = join(path, 'probe.json');
-        if (!clientIps && existsSync(pj)) {
-          const probe = JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string; profile?: { name?: string } };
-          if (probe.clientAddress) clientIps = [probe.clientAddress];
-          o.profile ??= probe.profile?.name;
+        if (existsSync(pj)) {
+          const probe = JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string; profile?: Profile };
+          if (!clientIps && probe.clientAddress) clientIps = [probe.clientAddress];
+          if (!o.profile && probe.profile?.rateKbit !== undefined) bottleneck = bottleneckModelOf(probe.profile);
         }
       }
       const model = loadModel(o.model);
-      const r = await traceFile(pcap, { keylog: o.keylog, clientIps, bottleneck: await bottleneckOption(o.profile) });
+      const r = await traceFile(pcap, { keylog: o.keylog, clientIps, bottleneck });
       const rows = r.flows.map((f) => {
         const v = f.series ? classifyFlow(f.series, model) : null;
         return {

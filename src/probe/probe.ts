@@ -100,7 +100,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       result.crossTraffic = { origin: cross.target.origin.name, ip: cross.target.origin.ip, url: cross.target.url.href, leadSeconds: cross.leadSeconds, exitCode: null };
       say(`${runId}: cross traffic from ${cross.target.origin.name} (${cross.target.origin.cca}), ${cross.leadSeconds} s ahead`);
       await new Promise((r) => setTimeout(r, cross.leadSeconds * 1000));
-      if (crossChild.exitCode !== null) throw new CcbError(`cross traffic ended before the probe started (curl exit ${crossChild.exitCode})`);
+      if (ended(crossChild)) throw new CcbError(`cross traffic ended before the probe started (curl ${ended(crossChild)})`);
     }
     say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
     const t0 = Date.now();
@@ -115,9 +115,9 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     if (crossChild && result.crossTraffic) {
       // Still running means it competed for the whole probe; it is stopped with the stack.
       result.crossTraffic.exitCode = crossChild.exitCode;
-      if (crossChild.exitCode !== null && result.status === 'complete') {
+      if (ended(crossChild) && result.status === 'complete') {
         result.status = 'incomplete';
-        result.error = `cross traffic ended during the probe (curl exit ${crossChild.exitCode})`;
+        result.error = `cross traffic ended during the probe (curl ${ended(crossChild)})`;
       }
     }
     result.capture = await capture.stop();
@@ -134,13 +134,23 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   return result;
 }
 
+/** How a child ended ('exit 6', 'signal SIGKILL'), or '' while it runs. */
+function ended(child: ReturnType<typeof start>): string {
+  if (child.exitCode !== null) return `exit ${child.exitCode}`;
+  if (child.signalCode !== null) return `signal ${child.signalCode}`;
+  return '';
+}
+
 /** Starts the competing download; the cleanup stack stops it (by pid) when the probe ends. */
 function startCrossTraffic(stack: CleanupStack, ns: string, cross: CrossTraffic, ca: string, timeoutSeconds: number): ReturnType<typeof start> {
   const { url, origin } = cross.target;
   const child = start('ip', ['netns', 'exec', ns, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
     '--resolve', `${url.hostname}:443:${origin.ip}`, '--max-time', String(timeoutSeconds + cross.leadSeconds + 30), url.href], { stdio: 'ignore' });
-  if (child.pid === undefined) throw new CcbError('could not start the cross-traffic download');
-  stack.push({ kind: 'process', pid: child.pid, startTime: processStartTime(child.pid) ?? '', what: `cross traffic from ${origin.name}` });
+  // A failed spawn reports through 'error'; unhandled, it would take the whole bench down.
+  child.on('error', () => {});
+  const startTime = child.pid === undefined ? undefined : processStartTime(child.pid);
+  if (child.pid === undefined || startTime === undefined) throw new CcbError('could not start the cross-traffic download (curl in the client namespace)');
+  stack.push({ kind: 'process', pid: child.pid, startTime, what: `cross traffic from ${origin.name}` });
   return child;
 }
 

@@ -69,8 +69,9 @@ export async function analyzeProfile(dir: string, profile: string, model: Model,
   // bottleneck (src/trace/quic-model.ts); Nebby's heuristic only when neither is available.
   const keylog = join(dir, ARTIFACTS.keylog);
   const bottleneck = await loadProfile(profile).then(bottleneckModelOf, () => undefined);
-  if (!bottleneck) warnings.push(`profile ${profile}: bottleneck not replayable (shared queue, random loss or unknown profile); QUIC flows without keys use Nebby's heuristic`);
   const trace = await traceFile(join(dir, ARTIFACTS.pcap), { clientIps: [ADDR.client, ADDR.client6], keylog: existsSync(keylog) ? keylog : undefined, bottleneck });
+  const heuristic = trace.flows.filter((f) => f.bifMethod === 'quic-nebby-heuristic').length;
+  if (heuristic) warnings.push(`${heuristic} QUIC flow(s) on Nebby's heuristic (no usable key log${bottleneck ? '' : `; profile ${profile} cannot be replayed: shared queue, random loss or unknown profile`})`);
   warnings.push(...trace.warnings);
   let endpoints = new Map<number, NetLogEndpoint>();
   try { endpoints = readNetLog(join(dir, ARTIFACTS.netlog)); } catch (err) { warnings.push(`NetLog unusable: ${(err as Error).message}`); }

@@ -134,7 +134,9 @@ export function quicModelBif(ev: QuicEvents, b: BottleneckModel, ipVersion: 4 | 
     });
   }
   const series = replaySender(packets, opts);
-  return { series, droppedInQueue: departures.filter((d) => Number.isNaN(d)).length, serverPackets: server.length, clientPackets };
+  let droppedInQueue = 0;
+  for (const d of departures) if (Number.isNaN(d)) droppedInQueue++;
+  return { series, droppedInQueue, serverPackets: server.length, clientPackets };
 }
 
 /** How far back an ACK frame reaches: older packets are acknowledged or declared lost by then. */
@@ -149,7 +151,9 @@ export function ackFrameOf(deliveredAscending: number[]): AckFrame | undefined {
   while (k >= 0 && deliveredAscending[k] >= floor) {
     const hi = deliveredAscending[k];
     let lo = hi;
-    while (k > 0 && deliveredAscending[k - 1] === lo - 1) { k--; lo--; }
+    // Stop at the window's floor: a long unbroken run must not be walked back to packet 0 on
+    // every ACK (that made the replay quadratic in the trace's length).
+    while (k > 0 && lo - 1 >= floor && deliveredAscending[k - 1] === lo - 1) { k--; lo--; }
     ranges.push({ lo, hi });
     k--;
   }

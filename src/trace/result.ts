@@ -110,7 +110,7 @@ export interface FlowResult {
     serverPackets: number;
     clientPackets: number;
     ackPackets: number;
-    /** A key log was given but this connection kept the heuristic: why. */
+    /** Why this connection did not get a better method than the one used (key log failed, model not applicable). */
     fallbackReason?: string;
     /** Present when bifMethod is 'quic-keylog-exact'. */
     exact?: QuicExactSummary;

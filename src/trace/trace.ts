@@ -317,15 +317,19 @@ export class TraceBuilder {
     const events = mergeEvents(perPath);
     const recoveryOpts = { senderPathRttSeconds: this.opts.quicSenderPathRttSeconds };
     // Best method available: the key log, else the known bottleneck, else Nebby's heuristic.
-    let q: QuicBifResult = this.opts.bottleneck
-      ? quicBottleneckBif(events, this.opts.bottleneck, first.ipVersion === 6 ? 6 : 4, recoveryOpts)
-      : quicHeuristicBif(events);
+    let q: QuicBifResult | undefined;
     let fallbackReason: string | undefined;
     if (this.keys) {
       const exact = quicKeylogBif(this.datagramsOf(perPath), this.keys, recoveryOpts);
       if (typeof exact === 'string') fallbackReason = exact;
       else q = exact;
     }
+    if (!q && this.opts.bottleneck) {
+      // Each 5-tuple has its own queue in the shaper: a migrated connection is not one replay.
+      if (perPath.length === 1) q = quicBottleneckBif(events, this.opts.bottleneck, first.ipVersion === 6 ? 6 : 4, recoveryOpts);
+      else fallbackReason = [fallbackReason, `bottleneck model: ${perPath.length} paths (migration), one queue each`].filter(Boolean).join('; ');
+    }
+    q ??= quicHeuristicBif(events);
     const start = Math.min(...perPath.map((p) => p.f.firstTime));
     const end = Math.max(...perPath.map((p) => p.f.lastTime));
     // A sender replay measures RTT from ACKs (capture-side: the client's half of the path).

@@ -54,6 +54,7 @@ export interface CrossTrafficSpec { origin: string; bytes: number; leadSeconds: 
 export function crossTrafficTarget(lab: RunningLab, spec: CrossTrafficSpec, region: string): CrossTraffic {
   const o = lab.origins.find((x) => x.name === spec.origin && x.region === region);
   if (!o) throw new BadInputError(`no lab origin ${spec.origin} in region ${region} for cross traffic`, "'ccbrowse lab status' lists the origins");
+  if (o.serve !== 'tcp') throw new BadInputError(`cross traffic comes from a TCP origin; ${spec.origin} serves HTTP/3`);
   return { target: resolveProbeTarget(lab, `https://${o.hosts[0]}/bytes/${spec.bytes}`, region), leadSeconds: spec.leadSeconds };
 }
 
@@ -62,6 +63,8 @@ export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: { outDi
   let done = 0;
   // Cross traffic makes a probe slower (it shares the link): more time before giving up.
   const timeoutSeconds = opts.crossTraffic ? 180 : 90;
+  // A wrong cross-traffic origin is one error, not one per job.
+  if (opts.crossTraffic) for (const region of new Set(jobs.map((j) => j.region))) crossTrafficTarget(lab, opts.crossTraffic, region);
   return runPool(jobs, opts.concurrency ?? 3, async (job) => {
     try {
       const t = resolveProbeTarget(lab, `https://${job.target.host}${job.path}`, job.region);

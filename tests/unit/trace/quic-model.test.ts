@@ -39,6 +39,11 @@ describe('synthetic ACK frames', () => {
     expect(ackFrameOf([0, 1, 2, 4, 5, 7])).toEqual({ largest: 7, delay: 0, ranges: [{ lo: 7, hi: 7 }, { lo: 4, hi: 5 }, { lo: 0, hi: 2 }] });
     expect(ackFrameOf([])).toBeUndefined();
   });
+
+  it('reaches back only a window (256 packets), however long the unbroken run', () => {
+    const all = Array.from({ length: 10_000 }, (_, i) => i);
+    expect(ackFrameOf(all)).toEqual({ largest: 9999, delay: 0, ranges: [{ lo: 9999 - 256, hi: 9999 }] });
+  });
 });
 
 /** Events from [time, fromServer, bytes] rows. */
