@@ -108,32 +108,44 @@ export class CleanupStack {
   }
 }
 
+/** Stacks to unwind on a signal or a fatal error, with their loggers (several when probes run concurrently). */
+const guarded = new Map<CleanupStack, (msg: string) => void>();
+let exiting = false;
+
+/** Unwinds every guarded stack at once, then exits: the first stack done must not end the others' cleanup. */
+function unwindAllAndExit(code: number, headline: (stack: CleanupStack) => string): void {
+  if (exiting) return; // a second Ctrl-C while cleaning up: keep cleaning
+  exiting = true;
+  const stacks = [...guarded];
+  void Promise.allSettled(stacks.map(async ([stack, log]) => {
+    log(headline(stack));
+    for (const f of await stack.unwind()) log(`  could not remove ${f} (the reaper will retry at the next start)`);
+  })).finally(() => process.exit(code));
+}
+
+const onSignal = (signal: NodeJS.Signals) =>
+  unwindAllAndExit(signal === 'SIGINT' ? 130 : 143, (stack) => `\n${signal}: cleaning up ${stack.size} resource(s) of ${stack.ownerId}...`);
+const onFatal = (err: unknown) => {
+  const first = [...guarded.values()][0] ?? ((m: string) => process.stderr.write(m + '\n'));
+  if (!exiting) first(`fatal: ${(err as Error)?.stack ?? String(err)}`);
+  unwindAllAndExit(70, (stack) => `cleaning up ${stack.size} resource(s) of ${stack.ownerId}...`);
+};
+
 /**
- * Makes SIGINT, SIGTERM and uncaught errors unwind the stack before the process exits.
- * Returns a function that removes the handlers (call it after a normal unwind).
+ * Makes SIGINT, SIGTERM and uncaught errors unwind the stack before the process exits (all
+ * guarded stacks, concurrently, and only then exit). Returns a function that stops guarding
+ * this stack (call it after a normal unwind).
  */
 export function unwindOnSignals(stack: CleanupStack, log: (msg: string) => void = (m) => process.stderr.write(m + '\n')): () => void {
-  let busy = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (busy) return; // a second Ctrl-C while cleaning up: keep cleaning
-    busy = true;
-    log(`\n${signal}: cleaning up ${stack.size} resource(s) of ${stack.ownerId}...`);
-    void stack.unwind().then((failures) => {
-      for (const f of failures) log(`  could not remove ${f} (the reaper will retry at the next start)`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    });
-  };
-  const onFatal = (err: unknown) => {
-    if (busy) return;
-    busy = true;
-    log(`fatal: ${(err as Error)?.stack ?? String(err)}`);
-    void stack.unwind().finally(() => process.exit(70));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('uncaughtException', onFatal);
-  process.on('unhandledRejection', onFatal);
+  if (guarded.size === 0) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('uncaughtException', onFatal);
+    process.on('unhandledRejection', onFatal);
+  }
+  guarded.set(stack, log);
   return () => {
+    if (!guarded.delete(stack) || guarded.size > 0) return;
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('uncaughtException', onFatal);

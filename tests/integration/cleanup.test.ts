@@ -52,6 +52,22 @@ describe.skipIf(!isRoot)('cleanup and reaper', () => {
     expect(readdirSync(ownersDir()).filter((f) => f.includes(runId))).toEqual([]);
   }, 120_000);
 
+  it('SIGINT with several runs in one process (concurrent probes) cleans all of them before exiting', async () => {
+    const tag = `g${process.pid.toString(16)}`;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/helpers/guard-two-stacks.ts', tag], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('helper did not start')), 30_000);
+      child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) { clearTimeout(timer); resolve(); } });
+      child.on('exit', (c) => { clearTimeout(timer); reject(new Error(`helper exited early (${c})`)); });
+    });
+    expect(listNamespaces().filter((n) => n.startsWith(`ccb-${tag}-`)).sort()).toEqual([`ccb-${tag}-quick`, `ccb-${tag}-slow`]);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code).toBe(130);
+    expect(listNamespaces().filter((n) => n.startsWith(`ccb-${tag}-`))).toEqual([]);
+    expect(readdirSync(ownersDir()).filter((f) => f.includes(`guard-${tag}`))).toEqual([]);
+  }, 60_000);
+
   it('SIGKILL leaves resources that the reaper removes at the next start', async () => {
     const { child, runId } = await startCheck();
     const pids = ownerRecord(runId).resources.flatMap((r) => (r.kind === 'process' ? [r.pid] : []));
