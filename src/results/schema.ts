@@ -37,6 +37,14 @@ export const profileRefSchema = z.object({
   delayMs: finite.nonnegative().optional(),
   bufferBytes: nonNegInt.optional(),
   lossPercent: finite.min(0).max(100).optional(),
+  /**
+   * The bottleneck as the run applied it, for QUIC bytes in flight without keys
+   * (src/trace/quic-model.ts); null when it cannot be replayed (shared queue, random loss).
+   * Absent in runs recorded before it existed: analysis then reloads the profile by name.
+   */
+  bottleneck: z.object({
+    rateKbit: finite.positive(), bufferBytes: nonNegInt, delaySeconds: finite.nonnegative(), burstBytes: nonNegInt.optional(),
+  }).nullable().optional(),
 });
 
 export const runSchema = z

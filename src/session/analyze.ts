@@ -18,6 +18,7 @@ import type { FlowResult } from '../trace/result.js';
 import { ADDR } from '../net/topology.js';
 import { loadProfile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
+import type { BottleneckModel } from '../trace/quic-model.js';
 import { verdictRecordFromClassifier } from '../results/fromClassifier.js';
 import type { AssetRecord, FlowRecord, VerdictRecord } from '../results/schema.js';
 import { ARTIFACTS } from './browser-session.js';
@@ -62,13 +63,16 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
   return null;
 }
 
-export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[], opts: { lab?: boolean } = {}): Promise<ProfileAnalysis> {
+export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[],
+  opts: { lab?: boolean; bottleneck?: BottleneckModel | null } = {}): Promise<ProfileAnalysis> {
   const warnings: string[] = [];
   // With the TLS key log (kept by --keep-keys, or still there when a run analyses before
   // deleting it) QUIC flows get exact bytes in flight; without it, a replay of the profile's
   // bottleneck (src/trace/quic-model.ts); Nebby's heuristic only when neither is available.
   const keylog = join(dir, ARTIFACTS.keylog);
-  const bottleneck = await loadProfile(profile).then(bottleneckModelOf, () => undefined);
+  // As recorded in run.json (null: not replayable); older runs: the profile file of that name.
+  const bottleneck = opts.bottleneck === null ? undefined
+    : opts.bottleneck ?? await loadProfile(profile).then(bottleneckModelOf, () => undefined);
   const trace = await traceFile(join(dir, ARTIFACTS.pcap), { clientIps: [ADDR.client, ADDR.client6], keylog: existsSync(keylog) ? keylog : undefined, bottleneck });
   const heuristic = trace.flows.filter((f) => f.bifMethod === 'quic-nebby-heuristic').length;
   if (heuristic) warnings.push(`${heuristic} QUIC flow(s) on Nebby's heuristic (no usable key log${bottleneck ? '' : `; profile ${profile} cannot be replayed: shared queue, random loss or unknown profile`})`);

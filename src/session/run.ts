@@ -10,7 +10,7 @@ import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
 import { newRunId, waitForAddresses } from '../net/netns.js';
 import { createTopology } from '../net/topology.js';
 import { attachNatUplink } from '../net/uplink.js';
-import { applyShaper } from '../shaper/shaper.js';
+import { applyShaper, bottleneckModelOf } from '../shaper/shaper.js';
 import { bufferBytes, loadProfile, type Profile } from '../shaper/profile.js';
 import { startCapture } from '../capture/tcpdump.js';
 import { connectRunToLab } from '../lab/network.js';
@@ -88,7 +88,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     schemaVersion: 1, runId,
     scenario: { name: opts.scenario.name, kind: opts.scenario.kind, file: opts.scenarioFile },
     site, startUrl: opts.scenario.startUrl, region: opts.region, mode: opts.mode,
-    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent })),
+    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, bottleneck: bottleneckModelOf(p) ?? null })),
     repeat: opts.repeat, startedAt: startedAt.toISOString(), endedAt: endedAt?.toISOString() ?? null,
     status, incompleteReason: status === 'incomplete' ? incomplete.join('; ') || 'interrupted' : undefined,
     versions: { tool: TOOL_VERSION, browser: browserVersion, model: modelId(modelPath) },
@@ -210,10 +210,12 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
   const modelPath = opts.modelPath ?? defaultModelPath();
   const model = loadModel(modelPath);
   const analyses: ProfileAnalysis[] = [];
-  for (const p of opts.profiles) {
-    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab })); } catch { /* a profile without capture: nothing to analyse */ }
-  }
   const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
+  for (const p of opts.profiles) {
+    // The bottleneck the run recorded, not today's profile file of the same name.
+    const bottleneck = run.profiles.find((r) => r.name === p)?.bottleneck;
+    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab, bottleneck })); } catch { /* a profile without capture: nothing to analyse */ }
+  }
   const runId = opts.runId ?? run.runId;
   writeRunFiles(dir, {
     run,
