@@ -129,7 +129,10 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     const base = { classifier: 'loss-based', scope: 'flow' as const, posterior: p.posterior, inDistribution: p.inDistribution };
     let claim: Claim;
     if (p.inDistribution.length === 0) claim = { ...base, label: UNKNOWN, confidence: 0, note: 'shape outside every trained class' };
-    else if (!p.inDistribution.includes(best[0]) || best[1] < params.minPosterior) {
+    else if (!p.inDistribution.includes(best[0])) {
+      // The likeliest class does not hold this shape; the ones that do are unlikely: no answer.
+      claim = { ...base, label: UNKNOWN, confidence: 0, note: `likeliest ${best[0]} (${best[1].toFixed(2)}) but outside its trained shapes; inside only ${p.inDistribution.join(', ')}` };
+    } else if (best[1] < params.minPosterior) {
       claim = { ...base, label: UNKNOWN, confidence: 0, note: `ambiguous (best ${best[0]} at ${best[1].toFixed(2)})` };
     } else claim = { ...base, label: best[0], confidence: best[1] };
     return [claim];
