@@ -92,13 +92,7 @@ export function quicKeylogBif(dgrams: QuicDatagram[], keylog: KeyLog, opts: Reco
 /** BiF from the bottleneck model (quic-model.ts), in the heuristic's shape. */
 export function quicBottleneckBif(ev: QuicEvents, b: BottleneckModel, ipVersion: 4 | 6, opts: RecoveryOptions = {}): QuicBifResult {
   const m = quicModelBif(ev, b, ipVersion, opts);
-  let serverBytes = 0;
-  let maxDatagram = 0;
-  for (let i = 0; i < ev.t.length; i++) {
-    if (!ev.fromServer[i]) continue;
-    serverBytes += ev.bytes[i];
-    if (ev.bytes[i] > maxDatagram) maxDatagram = ev.bytes[i];
-  }
+  const { serverBytes, maxDatagram } = serverTotals(ev);
   return {
     t: m.series.t,
     bif: m.series.bif,
@@ -115,21 +109,26 @@ export function quicBottleneckBif(ev: QuicEvents, b: BottleneckModel, ipVersion:
   };
 }
 
-export function quicHeuristicBif(ev: QuicEvents): QuicBifResult {
-  const n = ev.t.length;
+/** Bytes and datagrams the server sent, and its largest datagram. */
+function serverTotals(ev: QuicEvents): { serverBytes: number; serverPackets: number; maxDatagram: number } {
   let serverBytes = 0;
   let serverPackets = 0;
-  let ackPackets = 0;
   let maxDatagram = 0;
-  let first = -1;
-  for (let i = 0; i < n; i++) {
-    if (ev.fromServer[i]) {
-      if (first < 0) first = i;
-      serverBytes += ev.bytes[i];
-      serverPackets++;
-      if (ev.bytes[i] > maxDatagram) maxDatagram = ev.bytes[i];
-    } else if (first >= 0) ackPackets++;
+  for (let i = 0; i < ev.t.length; i++) {
+    if (!ev.fromServer[i]) continue;
+    serverBytes += ev.bytes[i];
+    serverPackets++;
+    if (ev.bytes[i] > maxDatagram) maxDatagram = ev.bytes[i];
   }
+  return { serverBytes, serverPackets, maxDatagram };
+}
+
+export function quicHeuristicBif(ev: QuicEvents): QuicBifResult {
+  const n = ev.t.length;
+  const { serverBytes, serverPackets, maxDatagram } = serverTotals(ev);
+  const first = ev.fromServer.indexOf(1);
+  // Client datagrams after the server's first one: the ACKs.
+  const ackPackets = first < 0 ? 0 : n - first - (serverPackets);
   const bytesPerAck = ackPackets > 0 ? serverBytes / ackPackets : 0;
   const count = first < 0 ? 0 : n - first;
   const t = new Float64Array(count);

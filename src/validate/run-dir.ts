@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCapture, SampleFlag, TcpFlag, traceFile } from '../trace/index.js';
-import type { FlowResult } from '../trace/index.js';
+import type { FlowResult, PacketRecord } from '../trace/index.js';
 import { formatEndpoint } from '../trace/ip.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
@@ -177,32 +177,19 @@ export async function runAccuracy(dir: string, opts: {
  * server's ISN + 1, as tcp_info's bytes_acked; without the server's SYN-ACK they cannot be.
  */
 async function tcpFlowSegments(pcap: string, flow: FlowResult, base: number): Promise<TcpCaptureSegments> {
-  const ends = flow.paths.map((p) => /^tcp:(.*\d)-((?:\[[^\]]+\]|[\d.]+):\d+)$/.exec(p)).filter((m) => m !== null);
-  const clients = new Set(ends.map((m) => m[1]));
-  const servers = new Set(ends.map((m) => m[2]));
   const out: TcpCaptureSegments = { dataT: [], dataCum: [], ackT: [], ackCum: [] };
-  let sec0: number | undefined;
-  let nsec0 = 0;
   let isn: number | undefined;
   let sum = 0;
   let maxAck = 0;
-  await readCapture(pcap, (p) => {
-    if (sec0 === undefined) {
-      sec0 = p.tsSec;
-      nsec0 = p.tsNsec;
-    }
-    if (p.protocol !== 6) return;
-    const src = formatEndpoint(p.ipVersion, p.src, p.srcPort);
-    const dst = formatEndpoint(p.ipVersion, p.dst, p.dstPort);
-    const tu = (p.tsSec - sec0 + (p.tsNsec - nsec0) * 1e-9 - flow.startSeconds) + base;
-    if (servers.has(src) && clients.has(dst)) {
+  await readFlowPackets(pcap, flow, base, (p, tu, fromServer) => {
+    if (fromServer) {
       if (p.tcpFlags & TcpFlag.syn) isn = p.seq;
       if (p.payloadLen > 0 && !(p.tcpFlags & TcpFlag.rst)) {
         sum += p.payloadLen;
         out.dataT.push(tu);
         out.dataCum.push(sum);
       }
-    } else if (servers.has(dst) && clients.has(src) && isn !== undefined && p.tcpFlags & TcpFlag.ack && !(p.tcpFlags & TcpFlag.rst)) {
+    } else if (isn !== undefined && p.tcpFlags & TcpFlag.ack && !(p.tcpFlags & TcpFlag.rst)) {
       const a = (p.ack - isn - 1) >>> 0;
       if (a < 2 ** 31 && a > maxAck) {
         maxAck = a;
@@ -216,15 +203,16 @@ async function tcpFlowSegments(pcap: string, flow: FlowResult, base: number): Pr
 }
 
 /**
- * The flow's datagrams as captured, for the counter alignment, on exactly the series' clock
- * (same arithmetic as the trace step, so equal capture times compare equal).
+ * Visits the packets of one traced flow (all its paths: "tcp:CLIENT-SERVER" / "udp:...") with
+ * their time on the flow series' clock (same arithmetic as the trace step, so equal capture
+ * times compare equal) and their direction.
  */
-async function flowDatagrams(pcap: string, flow: FlowResult, base: number): Promise<CaptureDatagrams> {
-  // Paths are "udp:CLIENT-SERVER" endpoints (several after a migration).
-  const ends = flow.paths.map((p) => /^udp:(.*\d)-((?:\[[^\]]+\]|[\d.]+):\d+)$/.exec(p)).filter((m) => m !== null);
-  const clients = new Set(ends.map((m) => m[1]));
-  const servers = new Set(ends.map((m) => m[2]));
-  const out: CaptureDatagrams = { serverT: [], serverBytes: [], clientT: [], clientBytes: [] };
+async function readFlowPackets(pcap: string, flow: FlowResult, base: number,
+  visit: (p: PacketRecord, t: number, fromServer: boolean) => void): Promise<void> {
+  const ends = flow.paths.map((p) => /^(tcp|udp):(.*\d)-((?:\[[^\]]+\]|[\d.]+):\d+)$/.exec(p)).filter((m) => m !== null);
+  const protocol = ends[0]?.[1] === 'tcp' ? 6 : 17;
+  const clients = new Set(ends.map((m) => m[2]));
+  const servers = new Set(ends.map((m) => m[3]));
   let sec0: number | undefined;
   let nsec0 = 0;
   await readCapture(pcap, (p) => {
@@ -232,14 +220,26 @@ async function flowDatagrams(pcap: string, flow: FlowResult, base: number): Prom
       sec0 = p.tsSec;
       nsec0 = p.tsNsec;
     }
-    if (p.protocol !== 17) return;
+    if (p.protocol !== protocol) return;
     const src = formatEndpoint(p.ipVersion, p.src, p.srcPort);
     const dst = formatEndpoint(p.ipVersion, p.dst, p.dstPort);
-    const tu = (p.tsSec - sec0 + (p.tsNsec - nsec0) * 1e-9 - flow.startSeconds) + base;
-    if (servers.has(src) && clients.has(dst)) {
+    const t = (p.tsSec - sec0 + (p.tsNsec - nsec0) * 1e-9 - flow.startSeconds) + base;
+    if (servers.has(src) && clients.has(dst)) visit(p, t, true);
+    else if (servers.has(dst) && clients.has(src)) visit(p, t, false);
+  });
+}
+
+/**
+ * The flow's datagrams as captured, for the counter alignment, on exactly the series' clock
+ * (same arithmetic as the trace step, so equal capture times compare equal).
+ */
+async function flowDatagrams(pcap: string, flow: FlowResult, base: number): Promise<CaptureDatagrams> {
+  const out: CaptureDatagrams = { serverT: [], serverBytes: [], clientT: [], clientBytes: [] };
+  await readFlowPackets(pcap, flow, base, (p, tu, fromServer) => {
+    if (fromServer) {
       out.serverT.push(tu);
       out.serverBytes.push(p.payloadLen);
-    } else if (servers.has(dst) && clients.has(src)) {
+    } else {
       out.clientT.push(tu);
       out.clientBytes.push(p.payloadLen);
     }
