@@ -145,13 +145,20 @@ bench, 24 TCP runs, docs/benchmarks/bif-accuracy-cross-traffic.md) the time-alig
 - Time alignment assumes a fixed capture-to-server delay. On this busy 2-core host both origins
   at times receive the client's ACKs in bursts after 100-200 ms (their own \`udp_rx_bytes\` stays
   flat while the capture shows the ACKs passing), and quinn sometimes counts datagrams before its
-  connection task processes them. The counter alignment removes that; what remains is ±1 packet
-  around loss events (\`within 1 MSS\` ~99-100% for aioquic): the moment the server's loss timer
-  declares a packet lost depends on its own RTT estimate and timer slack.
+  connection task processes them. The counter alignment removes that (and holds the replay's loss
+  timers back while the server had not yet read the client datagrams that armed them); what remains
+  is ±1 packet around loss events (\`within 1 MSS\` ~99-100% for aioquic): the server's smoothed RTT
+  runs 3-28 ms (median per run, worst periods 100-500 ms) above the path's, inflated by its own
+  processing delays on this host, so its time threshold declares a loss one ACK later than the
+  replay. The capture shows those delays only through the server's rare ACK frames.
+- Client ACK frames with many ranges (heavy loss) are longer than the 128-byte snaplen keeps: the
+  ranges read before the cut are the newest and are used (dropping the whole frame had left
+  quinn-bbr's replay up to 22 kB high for a third of a second).
 - quinn's \`bytes_in_flight_at_ack\` is taken in \`on_end_acks\`, after the ACK's packets leave
   flight but BEFORE loss detection runs (quinn-proto 0.11 \`on_ack_received\`), so it is compared
-  with the replay's at-ACK values (QuicExactSummary.atAck), not the series. When ACKs arrive in a
-  burst the server sends between them, which the capture cannot order: ~3% of samples.
+  with the replay's at-ACK values (QuicExactSummary.atAck), not the series. The server handles an
+  ACK one capture-to-server round trip after the capture saw it, so its at-ACK count includes the
+  packets the capture sees in that interval; the replay's at-ACK values do the same.
 - quinn's \`bytes_in_flight\` (at-ACK + bytes passed to \`Controller::on_sent\` - lost) misses
   PMTU probes (quinn tracks them in flight but never calls \`on_sent\` for them, and does not
   report their loss) and counts ACK-only packets: off by one probe (1326-1389 B) until the next ACK.

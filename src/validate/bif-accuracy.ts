@@ -218,7 +218,11 @@ function calibrate(cum: number[], values: number[]): { offset: number; match: nu
  * Counter alignment (QUIC): instead of assuming fixed one-way delays, read off each truth line
  * how many bytes the server had sent and received, and take the estimate after exactly those
  * datagrams: send steps up to the server datagram that brings the capture's byte count to the
- * server's, ACK steps likewise for the client's datagrams, loss-timer steps by time (t - shift).
+ * server's, ACK steps likewise for the client's datagrams, loss-timer steps by time (t - shift)
+ * but not past the first client datagram the server had not yet received (a server behind on
+ * its input is behind on its timers: the aioquic origin's event loop stalls for 100-500 ms on the
+ * busy lab host, and its samples show no losses while the replay's timers, armed by ACKs it had
+ * not read, already fired).
  * This removes the timing differences between capture and server (an ACK held up on the lab
  * path, a stalled origin process) and leaves only differences in accounting. `atAck`: the
  * truth is quinn's at-ACK snapshot, the estimate the replay's value after the last ACK frame
@@ -272,7 +276,12 @@ export function compareBifByCounters(
       const j = atOrBefore(opts.atAck.t, tAck);
       est = j < 0 ? 0 : opts.atAck.bytes[j];
     } else {
-      est = upTo(kinds[0], tSend) + upTo(kinds[1], tAck) + upTo(kinds[2], truth.t[i] - opts.shiftSeconds);
+      // Loss-timer steps by time, but none past the first client datagram the server had not
+      // yet processed: a server that is behind on its input (its connection task or event
+      // loop held up on the busy host) is behind on its timers too, and a timer the replay
+      // fires after that datagram may rest on ACKs the server had not read.
+      const behind = kRx + 1 < dgrams.clientT.length ? dgrams.clientT[kRx + 1] : Infinity;
+      est = upTo(kinds[0], tSend) + upTo(kinds[1], tAck) + upTo(kinds[2], Math.min(truth.t[i] - opts.shiftSeconds, behind));
     }
     score.add(gt, est, !!opts.recovery?.[Math.max(0, atOrBefore(estimate.t, Math.max(tSend, tAck)))]);
     opts.onSample?.({ i, gt, est, tSend, tAck });

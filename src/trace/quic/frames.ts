@@ -50,6 +50,11 @@ export interface AckFrame {
   /** Ranges from the largest down (as on the wire). */
   ranges: AckRange[];
   ecn?: { ect0: number; ect1: number; ce: number };
+  /**
+   * The capture cut the frame (snaplen): `ranges` holds those read before the cut, the largest
+   * first, so they are true; older ranges below the last one are unknown.
+   */
+  truncated?: boolean;
 }
 
 export interface FrameSummary {
@@ -86,7 +91,10 @@ function parseAck(r: VarReader, ecn: boolean): AckFrame | string | null {
   for (let i = 0; i < count; i++) {
     const gap = r.varint();
     const len = r.varint();
-    if (len < 0) return null;
+    // Cut by the snaplen: the ranges read so far are the newest (ACK frames list them from the
+    // largest down), which is what loss detection needs. A client ACK with many ranges (heavy
+    // loss) is often longer than a 128-byte capture keeps.
+    if (len < 0) return { largest, delay, ranges, truncated: true };
     const hi = smallest - gap - 2;
     const lo = hi - len;
     if (lo < 0) return 'ACK range below packet 0';
@@ -98,7 +106,7 @@ function parseAck(r: VarReader, ecn: boolean): AckFrame | string | null {
     const ect0 = r.varint();
     const ect1 = r.varint();
     const ce = r.varint();
-    if (ce < 0) return null;
+    if (ce < 0) return { ...out, truncated: true };
     out.ecn = { ect0, ect1, ce };
   }
   return out;
@@ -130,6 +138,7 @@ export function parseFrames(d: Uint8Array, start = 0, end = d.length): FrameSumm
           return s;
         }
         s.acks.push(a);
+        if (a.truncated) return s; // nothing after it was captured
         break;
       }
       case type === 0x04:

@@ -13,7 +13,7 @@ import { replaySender, type RecoveryOptions, type SenderSeries } from './recover
 export type { QuicDatagram } from './connection.js';
 export type { KeyLog, TlsSecrets } from './keylog.js';
 export { parseKeyLog, readKeyLog } from './keylog.js';
-export type { RecoveryOptions, SenderSeries, RecoveryStats } from './recovery.js';
+export type { RecoveryOptions, RecoveryEvent, SenderSeries, RecoveryStats } from './recovery.js';
 
 export interface QuicExact {
   series: SenderSeries;

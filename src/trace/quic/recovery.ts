@@ -6,6 +6,10 @@
  * removes what the server declares lost; discarding Initial / Handshake keys removes what
  * remains of those spaces (RFC 9002 section 6.4). One state per packet-number space.
  *
+ * At-ACK values (`SenderSeries.atAck`, quinn's `bytes_in_flight_at_ack`) follow the server's
+ * order of events, not the capture's: an ACK seen at t is processed at sent-clock t + d, so
+ * packets the capture sees in (t, t + d) had already left and are in the server's count.
+ *
  * Clock: the capture sits between server and client, so the server sends a packet d/2 before
  * the capture sees it and gets an ACK d/2 after (d = `senderPathRttSeconds`, the server-to-
  * capture round trip, 0 when unknown). Internally a "sent clock" = server time + d/2: a send
@@ -28,8 +32,27 @@ export interface RecoveryOptions {
   timeThreshold?: number;
   /** RTT assumed before the first sample (RFC 9002 kInitialRtt, 333 ms). */
   initialRttSeconds?: number;
-  /** Diagnostics: every packet acknowledged or declared lost (t: capture clock of the decision). */
-  onEvent?: (e: { kind: 'acked' | 'lost-count' | 'lost-time'; t: number; space: Space; pn: number; size: number; bif: number }) => void;
+  /** Diagnostics: every packet acknowledged or declared lost. */
+  onEvent?: (e: RecoveryEvent) => void;
+}
+
+/** A packet leaving the replay's flight (diagnostics). */
+export interface RecoveryEvent {
+  kind: 'acked' | 'lost-count' | 'lost-time';
+  /** Capture clock (ACK side) of the decision. */
+  t: number;
+  space: Space;
+  pn: number;
+  size: number;
+  /** Bytes in flight after it. */
+  bif: number;
+  /** Declared by the loss timer rather than on an ACK. */
+  byTimer?: boolean;
+  /** The RTT state the decision used (seconds; NaN before the first sample). */
+  srtt: number;
+  latestRtt: number;
+  /** Capture time the packet was seen sent. */
+  sentT: number;
 }
 
 interface Sent {
@@ -120,6 +143,8 @@ export class SenderRecovery {
   private readonly f: number[] = [];
   private readonly ackT: number[] = [];
   private readonly ackV: number[] = [];
+  /** At-ACK snapshots (indices into ackT/ackV) whose ACK the server had not yet processed when the latest send was seen. */
+  private pendingAtAck = 0;
   readonly stats: RecoveryStats = {
     sentPackets: 0, inFlightPackets: 0, sentBytes: 0, ackedPackets: 0, lostPackets: 0, lostBytes: 0,
     lostByPacketThreshold: 0, lostByTime: 0, discardedBytes: 0, ackFrames: 0, ackFramesNewlyAcking: 0,
@@ -148,6 +173,10 @@ export class SenderRecovery {
     if (inFlight) {
       this.stats.inFlightPackets++;
       this.bif += size;
+      // The server processes an ACK seen at capture time ta at sent-clock ta + d, so a packet
+      // seen in (ta, ta + d) left before that ACK was processed: the server's at-ACK count holds it.
+      while (this.pendingAtAck < this.ackT.length && this.ackT[this.pendingAtAck] + this.d <= t) this.pendingAtAck++;
+      for (let k = this.pendingAtAck; k < this.ackT.length; k++) this.ackV[k] += size;
     }
     this.sample(t, RecoveryFlag.dataSend);
   }
@@ -228,7 +257,7 @@ export class SenderRecovery {
       for (const s of this.spaces) if (s.lossTime < (next?.lossTime ?? Infinity)) next = s;
       if (!next || next.lossTime > now) return;
       const at = next.lossTime;
-      this.detectLoss(next, at);
+      this.detectLoss(next, at, true);
       this.sample(at - this.d, RecoveryFlag.lossTimer);
     }
   }
@@ -250,7 +279,7 @@ export class SenderRecovery {
     s.sent.delete(p.pn);
     if (p.inFlight) this.bif -= p.size;
     this.stats.ackedPackets++;
-    this.onEvent?.({ kind: 'acked', t, space, pn: p.pn, size: p.size, bif: this.bif });
+    this.onEvent?.({ kind: 'acked', t, space, pn: p.pn, size: p.size, bif: this.bif, srtt: this.srtt, latestRtt: this.latestRtt, sentT: p.t });
   }
 
   /** RFC 9002 section 5.3. */
@@ -269,7 +298,7 @@ export class SenderRecovery {
   }
 
   /** RFC 9002 section 6.1 (DetectAndRemoveLostPackets), at sent-clock time `now`. */
-  private detectLoss(s: SpaceState, now: number): void {
+  private detectLoss(s: SpaceState, now: number, byTimer = false): void {
     s.lossTime = Infinity;
     if (s.largestAcked < 0) return;
     const rtt = Number.isNaN(this.srtt) ? this.initialRtt : Math.max(this.latestRtt, this.srtt);
@@ -290,7 +319,10 @@ export class SenderRecovery {
         this.stats.lostBytes += p.size;
         if (byCount) this.stats.lostByPacketThreshold++;
         else this.stats.lostByTime++;
-        this.onEvent?.({ kind: byCount ? 'lost-count' : 'lost-time', t: now - this.d, space: this.spaces.indexOf(s) as Space, pn: p.pn, size: p.size, bif: this.bif });
+        this.onEvent?.({
+          kind: byCount ? 'lost-count' : 'lost-time', t: now - this.d, space: this.spaces.indexOf(s) as Space, pn: p.pn, size: p.size, bif: this.bif,
+          byTimer, srtt: this.srtt, latestRtt: this.latestRtt, sentT: p.t,
+        });
       } else {
         s.lossTime = Math.min(s.lossTime, p.t + lossDelay);
       }

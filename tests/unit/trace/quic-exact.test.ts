@@ -72,6 +72,24 @@ describe('SenderRecovery (RFC 9002 accounting)', () => {
     expect(s.t[s.flags.findIndex((f) => (f & RecoveryFlag.lossTimer) !== 0)]).toBeCloseTo((9 / 8) * 0.119 - 0.02, 6);
   });
 
+  it('at-ACK values hold the packets the server sent before it processed the ACK (seen up to d after it)', () => {
+    // d = 20 ms: the ACK seen at 0.100 reaches the server's recovery at sent-clock 0.120, so the
+    // packets seen at 0.105 and 0.115 had left before it (quinn's bytes_in_flight_at_ack counts
+    // them); the one at 0.125 left after. The series itself keeps the capture's order.
+    const r = new SenderRecovery({ senderPathRttSeconds: 0.02 });
+    r.onSent(0, 2, 0, 1000, true, true);
+    r.onSent(0.001, 2, 1, 1000, true, true);
+    r.onAck(0.1, 2, ack([0, 0]));
+    r.onSent(0.105, 2, 2, 1000, true, true);
+    r.onSent(0.115, 2, 3, 50, false, false); // ACK-only: not in flight, not added
+    r.onSent(0.115, 2, 4, 1000, true, true);
+    r.onSent(0.125, 2, 5, 1000, true, true);
+    r.onAck(0.13, 2, ack([1, 2]));
+    const s = r.finish();
+    expect(Array.from(s.atAck.bif)).toEqual([3000, 2000]); // 1, 2, 4 | 4, 5
+    expect(s.bif[2]).toBe(1000); // right after the first ACK in capture order
+  });
+
   it('keeps packet-number spaces apart and drops a discarded space from flight', () => {
     const r = new SenderRecovery();
     r.onSent(0, 0, 0, 1200, true, true); // Initial pn 0

@@ -64,6 +64,19 @@ describe('parseFrames', () => {
     expect(onlyAck).toMatchObject({ complete: false, acks: [] });
   });
 
+  it('an ACK frame cut by the snaplen keeps the ranges read before the cut (the newest), marked truncated', () => {
+    // Clients list ranges from the largest down; under heavy loss the frame outgrows a 128-byte
+    // capture. Dropping it lost the ACK (quinn-bbr on nebby-100: 12 ACKs in one run).
+    const whole = ackFrame([[95, 100], [80, 90], [60, 70], [3, 3]], 7, [1, 2, 3]);
+    const cut = parseFrames(Uint8Array.from(whole.slice(0, 9))); // type, largest, delay, count, first, gap+len, gap+len(partial)
+    expect(cut.acks).toEqual([{ largest: 100, delay: 7, ranges: [{ lo: 95, hi: 100 }, { lo: 80, hi: 90 }], truncated: true }]);
+    expect(cut.complete).toBe(false);
+    // All ranges read, ECN counts cut: the ranges are whole.
+    const ecnCut = parseFrames(Uint8Array.from(whole.slice(0, whole.length - 1)));
+    expect(ecnCut.acks[0]).toMatchObject({ ranges: [{ lo: 95, hi: 100 }, { lo: 80, hi: 90 }, { lo: 60, hi: 70 }, { lo: 3, hi: 3 }], truncated: true });
+    expect(ecnCut.acks[0].ecn).toBeUndefined();
+  });
+
   it('unknown frame types stop the walk and count as ack-eliciting; impossible ranges are malformed', () => {
     expect(frames([0x40, 0x70])).toMatchObject({ unknownType: 0x70, ackEliciting: true, complete: false });
     const bad = frames([0x02, 5, 0, 1, 2, 10, 0]); // second range below packet 0
