@@ -73,17 +73,23 @@ describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
   /**
    * The other lab kinds, both Nebby profiles fused as a run fuses them: every asset type gets a
    * row with a verdict, the page's bytes are tied to flows, the asset that the activity is about
-   * comes out as its origin's controller, and no asset type gets a confident label naming a
+   * comes out as its origin's controller (where the flow shows one, `mainNamed`), and no asset type gets a confident label naming a
    * controller its hosts don't run (Unknown, Short flow and Application-limited are honest).
    */
-  const KINDS: { file: string; types: string[]; main: string }[] = [
-    { file: 'scenarios/lab/static.ts', types: ['document', 'script', 'style', 'image'], main: 'image' },
-    { file: 'scenarios/lab/live.ts', types: ['document', 'manifest', 'video'], main: 'video' },
-    { file: 'scenarios/lab/audio.ts', types: ['document', 'manifest', 'audio'], main: 'audio' },
+  // `mainNamed` false: the main asset's verdict is printed, and must not be wrong, but may be
+  // Unknown. The lab's audio is a 64 kbit/s stream fetched segment by segment through a
+  // 200 kbit/s bottleneck: each 2 s segment is on the wire for ~3 RTTs with a window of ~3
+  // packets, then the flow idles. That request-limited flow shows back-offs (Reno's halving)
+  // but no growth curve; it came out NewReno in 4 of 5 nebby-50 runs here and Unknown in
+  // every nebby-100 run and in both attempts of one CI run (docs/benchmarks/classifier.md).
+  const KINDS: { file: string; types: string[]; main: string; mainNamed: boolean }[] = [
+    { file: 'scenarios/lab/static.ts', types: ['document', 'script', 'style', 'image'], main: 'image', mainNamed: true },
+    { file: 'scenarios/lab/live.ts', types: ['document', 'manifest', 'video'], main: 'video', mainNamed: true },
+    { file: 'scenarios/lab/audio.ts', types: ['document', 'manifest', 'audio'], main: 'audio', mainNamed: false },
   ];
   for (const k of KINDS) {
     // One retry: a verdict is a measurement through a shared, noisy host.
-    it(`${k.file}: a verdict per asset type, ${k.main} named right, none confidently wrong`, { timeout: 600_000, retry: 1 }, async () => {
+    it(`${k.file}: a verdict per asset type, ${k.main} ${k.mainNamed ? 'named right' : 'never named wrong'}, none confidently wrong`, { timeout: 600_000, retry: 1 }, async () => {
       const o = await run(k.file, ['nebby-50', 'nebby-100']);
       const rows = (r: AssetTypeRow) => `${r.assetType} ${r.hosts.join(',')}: ${r.label} (${r.kind}, ${r.confidence.toFixed(2)}) ${r.reason}`;
       console.log(`${k.file}: ${o.dir}\n  ${o.byAssetType.map(rows).join('\n  ')}`);
@@ -99,7 +105,8 @@ describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
         expect([...expected].some((t) => t === r.label || (t === 'BBRv1' && r.label.startsWith('BBR'))), rows(r)).toBe(true);
       }
       const main = o.byAssetType.find((r) => r.assetType === k.main)!;
-      expect(main.kind, rows(main)).toBe('cca');
+      if (k.mainNamed) expect(main.kind, rows(main)).toBe('cca');
+      else expect(['cca', 'unknown', 'application-limited'], rows(main)).toContain(main.kind);
     });
   }
 
