@@ -4,7 +4,7 @@
  * loss-based answer is Unknown (e.g. the other profile's flow lay outside that class).
  */
 import { describe, expect, it } from 'vitest';
-import { fuseProfiles } from '../../../src/classify/fusion.js';
+import { combineLossPosteriors, fuseProfiles } from '../../../src/classify/fusion.js';
 import type { Claim } from '../../../src/classify/types.js';
 import type { FlowEvidence, Verdict } from '../../../src/classify/verdict.js';
 
@@ -53,5 +53,27 @@ describe('fuseProfiles with a lone rule-based claim', () => {
   it('leaves a combined loss-based answer alone', () => {
     const f = fuseProfiles([profile('CUBIC', [cubicInside]), profile('CUBIC', [cubicInside])]);
     expect(f.label).toBe('CUBIC');
+  });
+});
+
+describe('combining the profiles\' loss-based posteriors', () => {
+  // Each profile leans to a different class; both hold a third one in their tails. The
+  // product alone would crown that third class, which neither profile preferred.
+  const leansX = loss('Unknown', ['X', 'Z'], { X: 0.6, Y: 1e-6, Z: 0.4 });
+  const leansY = loss('Unknown', ['Y', 'Z'], { X: 1e-6, Y: 0.6, Z: 0.4 });
+
+  it('gives no answer when the winner is no profile\'s own likeliest class', () => {
+    const vs = [profile('Unknown', [leansX]), profile('Unknown', [leansY])];
+    const c = combineLossPosteriors(vs);
+    expect(Object.entries(c!.posterior).reduce((a, b) => (b[1] > a[1] ? b : a))[0]).toBe('Z');
+    expect(c!.label).toBe('Unknown');
+    expect(fuseProfiles(vs).label).toBe('Unknown');
+  });
+
+  it('keeps the winner when one profile preferred it on its own', () => {
+    const prefersZ = loss('Z', ['Y', 'Z'], { X: 1e-6, Y: 0.3, Z: 0.7 });
+    const vs = [profile('Unknown', [leansX]), profile('Z', [prefersZ])];
+    expect(combineLossPosteriors(vs)!.label).toBe('Z');
+    expect(fuseProfiles(vs).label).toBe('Z');
   });
 });
