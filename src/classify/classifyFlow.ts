@@ -5,7 +5,7 @@
 import type { BifSeries } from '../trace/types.js';
 import { EXCLUDED_APP_LIMITED, EXCLUDED_NONE } from './exclusion.js';
 import { activeCount, extractFlowFeatures, type FlowFeatures } from './features.js';
-import { decideFromClaims } from './fusion.js';
+import { decideFromClaims, type FlowDecision } from './fusion.js';
 import { jsonNumber, type JsonObject } from './json.js';
 import type { Model } from './model.js';
 import { classifierRegistry } from './registry.js';
@@ -93,6 +93,34 @@ function buildEvidence(f: FlowFeatures, claims: Claim[], explained: Record<strin
   };
 }
 
+/** At least this many bursts, most of them cut by idle time, make a flow request-limited. */
+const REQUEST_LIMITED_MIN_BURSTS = 4;
+/**
+ * ...and the trace must show the sender out of data for this share of the time. Bulk lab
+ * probes stay at or below 0.125 (their idle gaps are loss recovery: quinn's BBR), the lab
+ * audio stream's segment-by-segment flow is at 0.21-0.25.
+ */
+const REQUEST_LIMITED_MIN_APP_LIMITED = 0.15;
+
+/**
+ * A flow that no classifier could name, with no segment between two back-offs because idle
+ * or application-limited time cut every stretch of sending, is paced by the application's
+ * requests (e.g. an audio player fetching one small segment at a time): say so instead of
+ * 'shape outside every trained class'. Only relabels an Unknown, never a named CCA.
+ */
+export function requestLimited(f: FlowFeatures, d: FlowDecision): FlowDecision {
+  if (d.kind !== 'unknown' || f.appLimitedFraction < REQUEST_LIMITED_MIN_APP_LIMITED || f.segments.some((s) => s.segment.usable)) return d;
+  const bursts = f.segments.map((s) => s.segment).filter((s) => s.openedBy === 'excluded' || s.closedBy === 'excluded');
+  if (bursts.length < REQUEST_LIMITED_MIN_BURSTS || bursts.length < f.segments.length / 2) return d;
+  const rtts = median(bursts.map((s) => s.durationRtts));
+  return {
+    label: APP_LIMITED,
+    kind: 'application-limited',
+    confidence: 0,
+    reason: `request-limited: ${bursts.length} bursts between idle periods (median ${rtts.toFixed(1)} RTTs), none between two back-offs; ${d.reason}`,
+  };
+}
+
 export function classifyFlow(series: BifSeries, model: Model): Verdict {
   const cfg = model.pipeline;
   const gate = seriesGate(series, cfg);
@@ -125,7 +153,7 @@ export function classifyFlow(series: BifSeries, model: Model): Verdict {
     claims.push(...c.predict(f, params));
     explained[c.name] = c.explain(f, params);
   }
-  const d = decideFromClaims(claims);
+  const d = requestLimited(f, decideFromClaims(claims));
   return {
     schemaVersion: 1,
     label: d.label,

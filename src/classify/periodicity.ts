@@ -25,8 +25,11 @@ export function detrend(y: Float64Array, valid: Uint8Array, window: number): Flo
   return out;
 }
 
-/** Normalised autocorrelation for lags 0..maxLag over pairs where both points are valid. */
-export function autocorrelation(r: Float64Array, valid: Uint8Array, maxLag: number): Float64Array {
+/**
+ * Normalised autocorrelation for lags 0..maxLag over pairs where both points are valid and,
+ * with `stretchOf`, lie in the same stretch (pairs across a boundary are skipped).
+ */
+export function autocorrelation(r: Float64Array, valid: Uint8Array, maxLag: number, stretchOf?: Int32Array): Float64Array {
   const n = r.length;
   const acf = new Float64Array(maxLag + 1);
   let m = 0;
@@ -46,6 +49,7 @@ export function autocorrelation(r: Float64Array, valid: Uint8Array, maxLag: numb
     let c = 0;
     for (let i = 0; i + lag < n; i++) {
       if (!valid[i] || !valid[i + lag]) continue;
+      if (stretchOf && stretchOf[i] !== stretchOf[i + lag]) continue;
       s += (r[i] - m) * (r[i + lag] - m);
       c++;
     }

@@ -113,7 +113,15 @@ export function analyseRate(f: FlowFeatures, o: RateOptions): RateAnalysis {
   const window = Math.max(3, Math.round(o.detrendRtts * perRtt));
   const residual = detrend(f.y, plateau, window);
   if (level > 0) for (let i = 0; i < n; i++) residual[i] /= level;
-  const acf = autocorrelation(residual, plateau, Math.max(2, Math.round(o.maxLagRtts * perRtt)));
+  // Pairs only within one stretch of sending: across idle or application-limited gaps a
+  // period is the application's request rhythm (one segment per fetch), not the sender's.
+  const stretchOf = new Int32Array(n);
+  let stretch = 0;
+  for (let i = 0; i < n; i++) {
+    if (f.mask[i] !== 0 && (i === 0 || f.mask[i - 1] === 0)) stretch++;
+    stretchOf[i] = stretch;
+  }
+  const acf = autocorrelation(residual, plateau, Math.max(2, Math.round(o.maxLagRtts * perRtt)), stretchOf);
   const resVals = pick(residual, (i) => plateau[i] === 1);
   return {
     level,
