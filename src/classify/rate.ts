@@ -145,6 +145,15 @@ export function periodInRtts(r: RateAnalysis, loRtts: number, hiRtts: number): {
   return p ? { rtts: p.lag / r.samplesPerRtt, strength: p.strength } : null;
 }
 
+/** Largest ACF value within +-halfWidthRtts of a lag given in RTTs (NaN when none is measured). */
+export function acfNearRtts(r: RateAnalysis, rtts: number, halfWidthRtts = 0.5): number {
+  const lo = Math.max(1, Math.floor((rtts - halfWidthRtts) * r.samplesPerRtt));
+  const hi = Math.min(r.acf.length - 1, Math.ceil((rtts + halfWidthRtts) * r.samplesPerRtt));
+  let best = NaN;
+  for (let k = lo; k <= hi; k++) if (Number.isFinite(r.acf[k]) && !(r.acf[k] <= best)) best = r.acf[k];
+  return best;
+}
+
 /** Coefficient of variation; 0 for fewer than two values. */
 export function cv(xs: number[]): number {
   if (xs.length < 2) return 0;

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
-import { analyseRate, cv, periodInRtts, type RateAnalysis } from '../rate.js';
+import { acfNearRtts, analyseRate, cv, periodInRtts, type RateAnalysis } from '../rate.js';
 import { median } from '../stats.js';
 import { defineClassifier, type Claim } from '../types.js';
 import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
@@ -25,6 +25,13 @@ const paramsSchema = z.object({
   probeBwMinStrength: z.number(),
   probeBwMinSkew: z.number(),
   probeBwMinAmplitude: z.number(),
+  /**
+   * A pulse train repeats: the ACF at twice the pulse period must reach this share of its
+   * strength at the period. Without it, a sub-period of a longer loss cycle passed for pulses
+   * (lab CUBIC page flow: back-offs alternating 9.3 and 23.6 RTTs apart, ACF 0.41 at 10 RTTs,
+   * 0.01 at 20, 0.79 at the true 33-RTT cycle).
+   */
+  probeBwMinRepeat: z.number().min(0).default(0.5),
   v1ProbeRttSeconds: range,
   v2ProbeRttSeconds: range,
   v2MinCruiseSeconds: z.number().nonnegative(),
@@ -48,14 +55,16 @@ interface BbrFindings {
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
 
 function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFindings {
-  const rate = analyseRate(f, p.rate);
+  // The ACF reaches twice the longest pulse period so a pulse train's repeat can be checked.
+  const rate = analyseRate(f, { ...p.rate, maxLagRtts: Math.max(p.rate.maxLagRtts, 2 * p.probeBwRtts.max + 1) });
   // Search from 2 RTTs so a faster oscillation (e.g. Copa's) is seen as its own period,
   // not mistaken for pulses through its second harmonic.
   const pulse = periodInRtts(rate, 2, p.probeBwRtts.max);
   const pulsesFound =
     pulse !== null &&
     pulse.rtts >= p.probeBwRtts.min &&
-    pulse.strength >= p.probeBwMinStrength && rate.residualSkew >= p.probeBwMinSkew && rate.residualAmplitude >= p.probeBwMinAmplitude;
+    pulse.strength >= p.probeBwMinStrength && rate.residualSkew >= p.probeBwMinSkew && rate.residualAmplitude >= p.probeBwMinAmplitude &&
+    !(acfNearRtts(rate, 2 * pulse.rtts) < p.probeBwMinRepeat * pulse.strength);
   // ProbeRTT timers start with the flow, so the time to the first dip is an interval too.
   const intervals = [...(rate.firstDipAfter !== null ? [rate.firstDipAfter] : []), ...rate.dipIntervals];
   const dipPeriod = intervals.length ? median(intervals) : null;
@@ -87,6 +96,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     probeBwMinStrength: 0.15,
     probeBwMinSkew: 0.5,
     probeBwMinAmplitude: 0.08,
+    probeBwMinRepeat: 0.5,
     v1ProbeRttSeconds: { min: 8, max: 12.5 },
     v2ProbeRttSeconds: { min: 3.5, max: 6.5 },
     v2MinCruiseSeconds: 2,
@@ -107,6 +117,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       plateauSpread: jsonNumber(a.rate.plateauSpread),
       probeBwPeriodRtts: a.pulse ? jsonNumber(a.pulse.rtts, 2) : null,
       probeBwStrength: a.pulse ? jsonNumber(a.pulse.strength) : null,
+      probeBwRepeatStrength: a.pulse ? jsonNumber(acfNearRtts(a.rate, 2 * a.pulse.rtts)) : null,
       residualSkew: jsonNumber(a.rate.residualSkew),
       residualAmplitude: jsonNumber(a.rate.residualAmplitude),
       pulsesFound: a.pulsesFound,

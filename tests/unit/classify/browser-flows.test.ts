@@ -1,0 +1,39 @@
+/**
+ * Regression on flows a real Chromium fetched from the lab (tests/integration/run.test.ts runs,
+ * captured 2026-11-22; series extracted from the captures with the trace step):
+ *  - the static page's document/scripts/styles/fonts from the kernel CUBIC origin: ~1.5 MB
+ *    over ~120 s. Its back-offs alternate 9.3 and 23.6 RTTs apart; the BBR rule once read the
+ *    ACF peak at ~10 RTTs (a sub-period of the 33-RTT cycle) as ProbeBW pulses, and the
+ *    flow came out 'BBR (other version) vs CUBIC' -> Unknown.
+ *  - the audio page's stream from the kernel Reno origin: one 2 s segment per request, ~3 RTTs
+ *    of sending then idle: request-limited, nothing to judge the controller by.
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { classifyFlow } from '../../../src/classify/classifyFlow.js';
+import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { shippedModel } from './shippedModel.js';
+
+const FIXTURE = new URL('../../fixtures/lab-series/browser-flows.json.gz', import.meta.url);
+const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+const of = (origin: string) => entries.filter((e) => e.origin === origin);
+
+describe('shipped model on browser flows from the lab', () => {
+  it.each(['nebby-50', 'nebby-100'])('the static page\'s CUBIC flow is CUBIC, with no BBR claim from a sub-period (%s)', (profile) => {
+    const e = of('www-static').find((x) => x.profile === profile)!;
+    const v = classifyFlow(toSeries(e), shippedModel());
+    const bbr = v.evidence!.classifiers.bbr as { pulsesFound: boolean; probeBwPeriodRtts: number; probeBwStrength: number; probeBwRepeatStrength: number };
+    expect(v.label, v.reason).toBe('CUBIC');
+    expect(v.evidence!.claims.filter((c) => c.label.startsWith('BBR'))).toEqual([]);
+    // The ACF does peak inside the ProbeBW window; the peak does not repeat at twice the lag.
+    if (bbr.probeBwStrength >= 0.15) expect(bbr.probeBwRepeatStrength).toBeLessThan(0.5 * bbr.probeBwStrength);
+  });
+
+  it.each(['nebby-50', 'nebby-100'])('the audio stream is request-limited, not a CCA (%s)', (profile) => {
+    const e = of('audio').find((x) => x.profile === profile)!;
+    const v = classifyFlow(toSeries(e), shippedModel());
+    expect(v.kind, v.reason).toBe('application-limited');
+    expect(v.reason).toMatch(/^request-limited: \d+ bursts/);
+  });
+});
