@@ -52,6 +52,24 @@ export function mergeBbrVersions(labels: string[], claims: Array<{ label: string
   return [best.label];
 }
 
+/**
+ * True when the answer would rest on one profile's flow that never backed off after start-up
+ * (only its growth is seen, not its loss response) while no other profile's flow was like any
+ * trained class. WHY: held out of training, BIC and Scalable under nebby-100 grow slowly
+ * without a loss in 30 s, which Illinois also does; their nebby-50 flows matched nothing. Every
+ * such answer in the lab benchmarks was wrong (6 of 6, hold one out), every right answer from
+ * one judged profile had >= 1.7 back-offs per 100 RTTs (13 of 13).
+ */
+function growthAlone(verdicts: Verdict[], judged: number): boolean {
+  if (judged !== 1) return false;
+  const judgedFlow = verdicts.find((v) => {
+    const c = v.evidence?.claims.find((x) => x.classifier === 'loss-based' && x.scope === 'flow');
+    return (c?.inDistribution ?? []).length > 0;
+  });
+  const descriptor = (judgedFlow?.evidence?.classifiers['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor;
+  return descriptor?.backoffsPer100Rtt === 0;
+}
+
 const likeliest = (posterior: Record<string, number>): string | null => {
   let best: string | null = null;
   for (const [k, v] of Object.entries(posterior)) if (best === null || v > posterior[best]) best = k;
@@ -74,7 +92,7 @@ const MIN_COMBINED_POSTERIOR = 0.7;
  * On the lab benchmarks this turned 5 of 21 held-out confident wrongs into Unknown and
  * changed no other answer (docs/benchmarks/classifier.md).
  */
-export function combineLossPosteriors(verdicts: Verdict[]): { label: string; confidence: number; posterior: Record<string, number>; judged: number } | null {
+export function combineLossPosteriors(verdicts: Verdict[]): { label: string; confidence: number; posterior: Record<string, number>; judged: number; note?: string } | null {
   // A profile whose flow lies outside every trained class gives no evidence either way.
   const claims = verdicts
     .map((v) => v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior))
@@ -90,8 +108,18 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
   const [best, p] = Object.entries(posterior).reduce((a, b) => (b[1] > a[1] ? b : a));
   const inside = claims.every((c) => (c.inDistribution ?? []).includes(best));
   const favoured = claims.some((c) => likeliest(c.posterior ?? {}) === best);
-  const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR ? best : UNKNOWN;
-  return { label, confidence: label === UNKNOWN ? 0 : p, posterior, judged: claims.length };
+  const alone = growthAlone(verdicts, claims.length);
+  const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR && !alone ? best : UNKNOWN;
+  const note = !inside
+    ? `${best} lies outside its trained shapes in a profile`
+    : !favoured
+      ? `no profile on its own found ${best} likeliest`
+      : p < MIN_COMBINED_POSTERIOR
+        ? `${best} only at ${p.toFixed(2)}`
+        : alone
+          ? `${best} from one profile whose flow never backed off (growth alone), the other matching no trained class`
+          : undefined;
+  return { label, confidence: label === UNKNOWN ? 0 : p, posterior, judged: claims.length, ...(label === UNKNOWN && note ? { note } : {}) };
 }
 
 /**
@@ -153,7 +181,7 @@ export function fuseProfiles(verdicts: Verdict[]): Verdict {
   const present = new Set(verdicts.map((v) => v.label));
   const label = NON_ANSWER_PRIORITY.find((l) => present.has(l)) ?? UNKNOWN;
   const kind: VerdictKind = label === SHORT_FLOW ? 'short-flow' : label === APP_LIMITED ? 'application-limited' : 'unknown';
-  const why = loss ? `; combined loss-based posterior best ${Object.entries(loss.posterior).reduce((a, b) => (b[1] > a[1] ? b : a)).map(String).join(' at ')}` : '';
+  const why = loss ? `; combined loss-based answer withheld: ${loss.note ?? `best ${Object.entries(loss.posterior).reduce((a, b) => (b[1] > a[1] ? b : a)).map(String).join(' at ')}`}` : '';
   return { ...base, label, kind, confidence: 0, reason: `no profile identified a CCA (${verdicts.map((v) => v.label).join(', ')})${why}`, shapeCluster: null };
 }
 

@@ -77,3 +77,30 @@ describe('combining the profiles\' loss-based posteriors', () => {
     expect(fuseProfiles(vs).label).toBe('Z');
   });
 });
+
+describe('an answer from one judged profile whose flow never backed off', () => {
+  const withDescriptor = (v: Verdict, backoffsPer100Rtt: number): Verdict => ({
+    ...v,
+    evidence: { ...v.evidence!, classifiers: { 'loss-based': { descriptor: { backoffsPer100Rtt } } } } as unknown as FlowEvidence,
+  });
+  const inside = loss('X', ['X'], { X: 0.95, Y: 0.05 });
+  const outside = loss('Unknown', [], { X: 0.2, Y: 0.8 });
+
+  it('is no answer: only growth was seen, and the other profile matched nothing', () => {
+    const vs = [withDescriptor(profile('X', [inside]), 0), withDescriptor(profile('Unknown', [outside]), 4)];
+    expect(combineLossPosteriors(vs)!.label).toBe('Unknown');
+    const f = fuseProfiles(vs);
+    expect(f.label).toBe('Unknown');
+    expect(f.reason).toMatch(/withheld: X from one profile whose flow never backed off/);
+  });
+
+  it('stands when that flow did back off', () => {
+    const vs = [withDescriptor(profile('X', [inside]), 2.5), withDescriptor(profile('Unknown', [outside]), 4)];
+    expect(combineLossPosteriors(vs)!.label).toBe('X');
+  });
+
+  it('stands when both profiles were judged, back-offs or not', () => {
+    const vs = [withDescriptor(profile('X', [inside]), 0), withDescriptor(profile('X', [inside]), 0)];
+    expect(combineLossPosteriors(vs)!.label).toBe('X');
+  });
+});
