@@ -31,18 +31,23 @@ describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
     });
   }
 
-  it('shared mode: concurrent flows split one queue instead of each getting the full rate', async () => {
-    const profile = parseProfile({ name: 'shared-test', rateKbit: 400, delayMs: 20, buffer: { bdp: 2 }, queue: 'shared' }, 'inline');
+  // How two TCP flows split a drop-tail queue is TCP's business, and it is often unfair: with a
+  // 2-BDP queue (~3 packets at 400 kbit/s) one flow was once locked out for the whole 8 s window
+  // (0 kbit/s after warm-up), and with 6 BDP the split measured 323/51, 342/14, 315/51, 367/9
+  // kbit/s. So the split is not asserted; what separates a shared queue from per-flow queues is
+  // the total: one link's rate, where per-flow queues would give each flow the full rate (2x).
+  it('shared mode: concurrent flows split one queue instead of each getting the full rate', { retry: 1, timeout: 120_000 }, async () => {
+    const profile = parseProfile({ name: 'shared-test', rateKbit: 400, delayMs: 20, buffer: { bdp: 6 }, queue: 'shared' }, 'inline');
     const report = await runShaperCheck({ profile, flows: 2, phaseSeconds: 8 });
     expect(failedChecks(report)).toBe('');
+    expect(report.measured.concurrentGoodputKbit).toHaveLength(2);
     const [a, b] = report.measured.concurrentGoodputKbit;
     const full = report.configured.expectedGoodputKbit;
-    // Together they get one link's rate (per-flow queues would give each the full rate, 2x);
-    // how they split it is TCP's business (drop-tail sharing is often unfair over 8 s).
+    console.log(`shared queue: ${a.toFixed(0)} + ${b.toFixed(0)} kbit/s of ${full.toFixed(0)}`);
     expect(a + b).toBeGreaterThan(full * 0.9);
     expect(a + b).toBeLessThan(full * 1.1);
-    expect(Math.min(a, b)).toBeGreaterThan(0);
-  }, 120_000);
+    expect(Math.max(a, b)).toBeLessThan(full * 1.1);
+  });
 
   it('capture point sees data before the queue (incl. later-dropped packets) and ACKs after the delay', async () => {
     const profile = await loadProfile('nebby-50');
