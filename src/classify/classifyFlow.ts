@@ -103,13 +103,14 @@ const REQUEST_LIMITED_MIN_BURSTS = 4;
 const REQUEST_LIMITED_MIN_APP_LIMITED = 0.15;
 
 /**
- * A flow that no classifier could name, with no segment between two back-offs because idle
- * or application-limited time cut every stretch of sending, is paced by the application's
+ * A flow that no classifier could name (no claim of any CCA), with no stretch of sending long
+ * enough to judge because idle or application-limited time cut it into short bursts, is paced by the application's
  * requests (e.g. an audio player fetching one small segment at a time): say so instead of
  * 'shape outside every trained class'. Only relabels an Unknown, never a named CCA.
  */
-export function requestLimited(f: FlowFeatures, d: FlowDecision): FlowDecision {
-  if (d.kind !== 'unknown' || f.appLimitedFraction < REQUEST_LIMITED_MIN_APP_LIMITED || f.segments.some((s) => s.segment.usable)) return d;
+export function requestLimited(f: FlowFeatures, d: FlowDecision, claims: Claim[]): FlowDecision {
+  if (d.kind !== 'unknown' || claims.some((c) => c.label !== UNKNOWN)) return d;
+  if (f.appLimitedFraction < REQUEST_LIMITED_MIN_APP_LIMITED || f.segments.some((s) => s.segment.usable)) return d;
   const bursts = f.segments.map((s) => s.segment).filter((s) => s.openedBy === 'excluded' || s.closedBy === 'excluded');
   if (bursts.length < REQUEST_LIMITED_MIN_BURSTS || bursts.length < f.segments.length / 2) return d;
   const rtts = median(bursts.map((s) => s.durationRtts));
@@ -117,7 +118,7 @@ export function requestLimited(f: FlowFeatures, d: FlowDecision): FlowDecision {
     label: APP_LIMITED,
     kind: 'application-limited',
     confidence: 0,
-    reason: `request-limited: ${bursts.length} bursts between idle periods (median ${rtts.toFixed(1)} RTTs), none between two back-offs; ${d.reason}`,
+    reason: `request-limited: ${bursts.length} bursts between idle periods (median ${rtts.toFixed(1)} RTTs), no stretch of sending long enough to judge; ${d.reason}`,
   };
 }
 
@@ -153,7 +154,7 @@ export function classifyFlow(series: BifSeries, model: Model): Verdict {
     claims.push(...c.predict(f, params));
     explained[c.name] = c.explain(f, params);
   }
-  const d = requestLimited(f, decideFromClaims(claims));
+  const d = requestLimited(f, decideFromClaims(claims), claims);
   return {
     schemaVersion: 1,
     label: d.label,

@@ -61,13 +61,14 @@ export function mergeBbrVersions(labels: string[], claims: Array<{ label: string
  * one judged profile had >= 1.7 back-offs per 100 RTTs (13 of 13).
  */
 function growthAlone(verdicts: Verdict[], judged: number): boolean {
-  if (judged !== 1) return false;
-  const judgedFlow = verdicts.find((v) => {
-    const c = v.evidence?.claims.find((x) => x.classifier === 'loss-based' && x.scope === 'flow');
-    return (c?.inDistribution ?? []).length > 0;
-  });
-  const descriptor = (judgedFlow?.evidence?.classifiers['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor;
-  return descriptor?.backoffsPer100Rtt === 0;
+  if (judged !== 1 || verdicts.length < 2) return false;
+  const lossClaim = (v: Verdict) => v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior);
+  const isJudged = (v: Verdict) => (lossClaim(v)?.inDistribution ?? []).length > 0;
+  const judgedFlow = verdicts.find(isJudged);
+  // The others must have been judged and matched nothing (not short, idle or unclaimed flows).
+  const othersMatchedNothing = verdicts.every((v) => v === judgedFlow || (lossClaim(v) !== undefined && !isJudged(v)));
+  const descriptor = (judgedFlow?.evidence?.classifiers?.['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor;
+  return othersMatchedNothing && descriptor?.backoffsPer100Rtt === 0;
 }
 
 const likeliest = (posterior: Record<string, number>): string | null => {
@@ -117,7 +118,7 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
       : p < MIN_COMBINED_POSTERIOR
         ? `${best} only at ${p.toFixed(2)}`
         : alone
-          ? `${best} from one profile whose flow never backed off (growth alone), the other matching no trained class`
+          ? `${best} from one profile whose flow never backed off (growth alone), the other profiles' flows matching no trained class`
           : undefined;
   return { label, confidence: label === UNKNOWN ? 0 : p, posterior, judged: claims.length, ...(label === UNKNOWN && note ? { note } : {}) };
 }

@@ -77,11 +77,12 @@ describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
    * controller its hosts don't run (Unknown, Short flow and Application-limited are honest).
    */
   // `mainNamed` false: the main asset's verdict is printed, and must not be wrong, but may be
-  // Unknown. The lab's audio is a 64 kbit/s stream fetched segment by segment through a
-  // 200 kbit/s bottleneck: each 2 s segment is on the wire for ~3 RTTs with a window of ~3
-  // packets, then the flow idles. That request-limited flow shows back-offs (Reno's halving)
-  // but no growth curve; it came out NewReno in 4 of 5 nebby-50 runs here and Unknown in
-  // every nebby-100 run and in both attempts of one CI run (docs/benchmarks/classifier.md).
+  // Unknown or Application-limited. The lab's audio is a 64 kbit/s stream fetched segment by
+  // segment through a 200 kbit/s bottleneck: each 2 s segment is on the wire for ~3 RTTs with a
+  // window of ~3 packets, then the flow idles. That request-limited flow shows back-offs (Reno's
+  // halving) but no growth curve: NewReno from nebby-50 alone in 4 of 5 runs of session 4,
+  // Unknown in both attempts of one CI run; the classifier now calls it request-limited
+  // (Application-limited) when no controller is named (docs/benchmarks/classifier.md).
   const KINDS: { file: string; types: string[]; main: string; mainNamed: boolean }[] = [
     { file: 'scenarios/lab/static.ts', types: ['document', 'script', 'style', 'image'], main: 'image', mainNamed: true },
     { file: 'scenarios/lab/live.ts', types: ['document', 'manifest', 'video'], main: 'video', mainNamed: true },

@@ -46,7 +46,6 @@ describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
     console.log(`shared queue: ${a.toFixed(0)} + ${b.toFixed(0)} kbit/s of ${full.toFixed(0)}`);
     expect(a + b).toBeGreaterThan(full * 0.9);
     expect(a + b).toBeLessThan(full * 1.1);
-    expect(Math.max(a, b)).toBeLessThan(full * 1.1);
   });
 
   it('capture point sees data before the queue (incl. later-dropped packets) and ACKs after the delay', async () => {

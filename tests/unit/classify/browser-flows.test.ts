@@ -26,8 +26,10 @@ describe('shipped model on browser flows from the lab', () => {
     const bbr = v.evidence!.classifiers.bbr as { pulsesFound: boolean; probeBwPeriodRtts: number; probeBwStrength: number; probeBwRepeatStrength: number };
     expect(v.label, v.reason).toBe('CUBIC');
     expect(v.evidence!.claims.filter((c) => c.label.startsWith('BBR'))).toEqual([]);
-    // The ACF does peak inside the ProbeBW window; the peak does not repeat at twice the lag.
-    if (bbr.probeBwStrength >= 0.15) expect(bbr.probeBwRepeatStrength).toBeLessThan(0.5 * bbr.probeBwStrength);
+    // The ACF does peak inside the ProbeBW window, strongly enough to count as pulses
+    // (>= 0.15: measured 0.42 / 0.17); the peak does not repeat at twice the lag.
+    expect(bbr.probeBwStrength).toBeGreaterThanOrEqual(0.15);
+    expect(bbr.probeBwRepeatStrength).toBeLessThan(0.5 * bbr.probeBwStrength);
   });
 
   it.each(['nebby-50', 'nebby-100'])('the audio stream is request-limited, not a CCA (%s)', (profile) => {

@@ -10,7 +10,6 @@ import { classifyFlow, requestLimited } from '../../../src/classify/classifyFlow
 import { extractFlowFeatures } from '../../../src/classify/features.js';
 import { buildSeries, withPath } from '../../../src/classify/synthetic/index.js';
 import { syntheticModel } from './shippedModel.js';
-import { renoSeries } from './synthetic.js';
 
 const model = syntheticModel();
 const RTT = 0.2;
@@ -48,9 +47,14 @@ describe('request-limited flows', () => {
     }
   });
 
-  it('never relabels a named CCA', () => {
-    const f = extractFlowFeatures(renoSeries({ seed: 2003, baseRttS: RTT, durationS: 60 }), model.pipeline);
+  it('never relabels a named CCA, nor an Unknown where classifiers named conflicting CCAs', () => {
+    // Features of request-limited bursts: only the decision and the claims stop the relabel.
+    const f = extractFlowFeatures(bursts(2003, 0.35), model.pipeline);
+    const none = { label: 'Unknown', kind: 'unknown' as const, confidence: 0, reason: 'test' };
+    expect(requestLimited(f, none, []).kind).toBe('application-limited');
     const named = { label: 'NewReno', kind: 'cca' as const, confidence: 0.9, reason: 'test' };
-    expect(requestLimited({ ...f, appLimitedFraction: 0.3 }, named)).toBe(named);
+    expect(requestLimited(f, named, [{ classifier: 'loss-based', scope: 'flow', label: 'NewReno', confidence: 0.9 }])).toBe(named);
+    const conflicting = [{ classifier: 'loss-based', scope: 'flow' as const, label: 'CUBIC', confidence: 0.9 }, { classifier: 'bbr', scope: 'flow' as const, label: 'BBRv1', confidence: 0.8 }];
+    expect(requestLimited(f, none, conflicting)).toBe(none);
   });
 });
