@@ -62,20 +62,21 @@ export function mergeBbrVersions(labels: string[], claims: Array<{ label: string
  */
 function growthAlone(verdicts: Verdict[], judged: number): boolean {
   if (judged !== 1 || verdicts.length < 2) return false;
-  const lossClaim = (v: Verdict) => v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior);
-  const isJudged = (v: Verdict) => (lossClaim(v)?.inDistribution ?? []).length > 0;
+  const isJudged = (v: Verdict) => (lossClaimOf(v)?.inDistribution ?? []).length > 0;
   const judgedFlow = verdicts.find(isJudged);
   // The others must have been judged and matched nothing (not short, idle or unclaimed flows).
-  const othersMatchedNothing = verdicts.every((v) => v === judgedFlow || (lossClaim(v) !== undefined && !isJudged(v)));
+  const othersMatchedNothing = verdicts.every((v) => v === judgedFlow || (lossClaimOf(v) !== undefined && !isJudged(v)));
   const descriptor = (judgedFlow?.evidence?.classifiers?.['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor;
   return othersMatchedNothing && descriptor?.backoffsPer100Rtt === 0;
 }
 
-const likeliest = (posterior: Record<string, number>): string | null => {
-  let best: string | null = null;
-  for (const [k, v] of Object.entries(posterior)) if (best === null || v > posterior[best]) best = k;
-  return best;
-};
+/** A verdict's flow-level loss-based claim with its posterior, if the classifier judged it. */
+const lossClaimOf = (v: Verdict): Claim | undefined =>
+  v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior);
+
+/** The class with the highest posterior (the first on a tie) and its probability. */
+const likeliest = (posterior: Record<string, number>): [string, number] =>
+  Object.entries(posterior).reduce((a, b) => (b[1] > a[1] ? b : a), ['', -Infinity] as [string, number]);
 
 const NON_ANSWER_PRIORITY: string[] = [UNKNOWN, APP_LIMITED, SHORT_FLOW];
 
@@ -96,7 +97,7 @@ const MIN_COMBINED_POSTERIOR = 0.7;
 export function combineLossPosteriors(verdicts: Verdict[]): { label: string; confidence: number; posterior: Record<string, number>; judged: number; note?: string } | null {
   // A profile whose flow lies outside every trained class gives no evidence either way.
   const claims = verdicts
-    .map((v) => v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior))
+    .map(lossClaimOf)
     .filter((c): c is Claim => c !== undefined && (c.inDistribution ?? []).length > 0);
   if (claims.length === 0) return null;
   const logp: Record<string, number> = {};
@@ -106,9 +107,9 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
   for (const k of Object.keys(logp)) z += Math.exp(logp[k] - m);
   const posterior: Record<string, number> = {};
   for (const k of Object.keys(logp)) posterior[k] = Math.exp(logp[k] - m) / z;
-  const [best, p] = Object.entries(posterior).reduce((a, b) => (b[1] > a[1] ? b : a));
+  const [best, p] = likeliest(posterior);
   const inside = claims.every((c) => (c.inDistribution ?? []).includes(best));
-  const favoured = claims.some((c) => likeliest(c.posterior ?? {}) === best);
+  const favoured = claims.some((c) => likeliest(c.posterior ?? {})[0] === best);
   const alone = growthAlone(verdicts, claims.length);
   const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR && !alone ? best : UNKNOWN;
   const note = !inside
@@ -182,7 +183,7 @@ export function fuseProfiles(verdicts: Verdict[]): Verdict {
   const present = new Set(verdicts.map((v) => v.label));
   const label = NON_ANSWER_PRIORITY.find((l) => present.has(l)) ?? UNKNOWN;
   const kind: VerdictKind = label === SHORT_FLOW ? 'short-flow' : label === APP_LIMITED ? 'application-limited' : 'unknown';
-  const why = loss ? `; combined loss-based answer withheld: ${loss.note ?? `best ${Object.entries(loss.posterior).reduce((a, b) => (b[1] > a[1] ? b : a)).map(String).join(' at ')}`}` : '';
+  const why = loss ? `; combined loss-based answer withheld: ${loss.note ?? `best ${likeliest(loss.posterior).map(String).join(' at ')}`}` : '';
   return { ...base, label, kind, confidence: 0, reason: `no profile identified a CCA (${verdicts.map((v) => v.label).join(', ')})${why}`, shapeCluster: null };
 }
 

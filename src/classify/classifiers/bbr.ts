@@ -45,6 +45,8 @@ export type BbrParams = z.infer<typeof paramsSchema>;
 interface BbrFindings {
   rate: RateAnalysis;
   pulse: { rtts: number; strength: number } | null;
+  /** ACF near twice the pulse period (NaN when not measured). */
+  pulseRepeat: number;
   pulsesFound: boolean;
   intervals: number[];
   dipPeriod: number | null;
@@ -60,16 +62,17 @@ function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFinding
   // Search from 2 RTTs so a faster oscillation (e.g. Copa's) is seen as its own period,
   // not mistaken for pulses through its second harmonic.
   const pulse = periodInRtts(rate, 2, p.probeBwRtts.max);
+  const pulseRepeat = pulse ? acfNearRtts(rate, 2 * pulse.rtts) : NaN;
   const pulsesFound =
     pulse !== null &&
     pulse.rtts >= p.probeBwRtts.min &&
     pulse.strength >= p.probeBwMinStrength && rate.residualSkew >= p.probeBwMinSkew && rate.residualAmplitude >= p.probeBwMinAmplitude &&
-    !(acfNearRtts(rate, 2 * pulse.rtts) < p.probeBwMinRepeat * pulse.strength);
+    !(pulseRepeat < p.probeBwMinRepeat * pulse.strength);
   // ProbeRTT timers start with the flow, so the time to the first dip is an interval too.
   const intervals = [...(rate.firstDipAfter !== null ? [rate.firstDipAfter] : []), ...rate.dipIntervals];
   const dipPeriod = intervals.length ? median(intervals) : null;
   const dipsPeriodic = intervals.length >= 1 && cv(intervals) <= p.maxIntervalCv;
-  const out: BbrFindings = { rate, pulse, pulsesFound, intervals, dipPeriod, dipsPeriodic, decision: null };
+  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, decision: null };
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
   if (!rateLike) return out;
   const hasDips = rate.dips.length > 0;
@@ -117,7 +120,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       plateauSpread: jsonNumber(a.rate.plateauSpread),
       probeBwPeriodRtts: a.pulse ? jsonNumber(a.pulse.rtts, 2) : null,
       probeBwStrength: a.pulse ? jsonNumber(a.pulse.strength) : null,
-      probeBwRepeatStrength: a.pulse ? jsonNumber(acfNearRtts(a.rate, 2 * a.pulse.rtts)) : null,
+      probeBwRepeatStrength: a.pulse ? jsonNumber(a.pulseRepeat) : null,
       residualSkew: jsonNumber(a.rate.residualSkew),
       residualAmplitude: jsonNumber(a.rate.residualAmplitude),
       pulsesFound: a.pulsesFound,
