@@ -2,7 +2,7 @@
  * The whole pre-processing pipeline: series -> smoothed grid -> exclusions -> back-offs
  * -> slow start -> segments -> segment shapes. Every classifier reads this one object.
  */
-import type { BifSeries } from '../trace/types.js';
+import type { BifSeries, SenderLoss } from '../trace/types.js';
 import { detectBackoffs, type Backoff } from './backoffs.js';
 import type { PipelineConfig } from './config.js';
 import { appLimitedFraction, computeExclusion } from './exclusion.js';
@@ -32,6 +32,8 @@ export interface FlowFeatures {
   segmentBytes: number;
   /** The flow's descriptor for the loss-based classifier (FLOW_SHAPE_NAMES order). */
   shape: number[];
+  /** The sender's whole-flow losses, when the trace could count them. */
+  loss: SenderLoss | null;
 }
 
 export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatures {
@@ -59,6 +61,7 @@ export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): Flo
     segments,
     segmentBytes,
     shape,
+    loss: series.loss ?? null,
   };
   // Rate-based texture (ProbeRTT-like dips, pulses) completes the descriptor, so the learned
   // model also knows what a BBR flow looks like.

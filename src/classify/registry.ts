@@ -5,6 +5,7 @@
 import { akamaiClassifier } from './classifiers/akamai.js';
 import { bbrClassifier } from './classifiers/bbr.js';
 import { copaClassifier } from './classifiers/copa.js';
+import { lossAgnosticClassifier } from './classifiers/lossAgnostic.js';
 import { lossBasedClassifier } from './classifiers/lossBased.js';
 import type { RegisteredClassifier } from './types.js';
 
@@ -13,4 +14,5 @@ export const classifierRegistry: readonly RegisteredClassifier[] = [
   bbrClassifier,
   akamaiClassifier,
   copaClassifier,
+  lossAgnosticClassifier,
 ];

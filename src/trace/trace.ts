@@ -274,7 +274,7 @@ export class TraceBuilder {
       ...base,
       handshake: f.handshake,
       bifMethod: 'tcp-seq-ack',
-      series: { t, bif, appLimited: appLimitedColumn(flags), rttSeconds: rtt.medianSeconds },
+      series: { t, bif, appLimited: appLimitedColumn(flags), rttSeconds: rtt.medianSeconds, loss: { sentBytes: stats.dataBytes, lostBytes: stats.retransmittedBytes } },
       sampleFlags: flags,
       rtt,
       appLimitedSamples,
@@ -363,7 +363,11 @@ export class TraceBuilder {
       toClient: dirCounts(false),
       handshake: c.handshakeSeen,
       bifMethod: `quic-${q.method}`,
-      series: { t, bif: q.bif, appLimited: appLimitedColumn(q.flags), rttSeconds },
+      series: {
+        t, bif: q.bif, appLimited: appLimitedColumn(q.flags), rttSeconds,
+        // Losses are known only when the packets could be read (key log), not guessed.
+        ...(q.exact ? { loss: { sentBytes: q.exact.series.stats.sentBytes, lostBytes: q.exact.series.stats.lostBytes } } : {}),
+      },
       sampleFlags: q.flags,
       rtt: q.replay && Number.isFinite(exactRtt)
         ? { method: 'quic-ack', samples: q.replay.stats.rttSamples.length, medianSeconds: exactRtt, minSeconds: q.replay.stats.minRtt }

@@ -16,6 +16,19 @@ export interface BifSeries {
   appLimited?: Uint8Array;
   /** Median RTT of the flow in seconds, measured from the trace itself. */
   rttSeconds: number;
+  /**
+   * What the sender lost over the whole flow, when the trace can tell: TCP from its
+   * retransmissions, QUIC from the replayed loss recovery (key log only; Nebby's heuristic
+   * cannot see losses). Lets a classifier ask whether the sender reacted to loss at all.
+   */
+  loss?: SenderLoss;
+}
+
+export interface SenderLoss {
+  /** Payload bytes the server sent, retransmissions included. */
+  sentBytes: number;
+  /** Of them, bytes lost (QUIC: declared lost; TCP: retransmitted). */
+  lostBytes: number;
 }
 
 export type TransportProtocol = 'tcp' | 'udp';

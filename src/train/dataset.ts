@@ -26,6 +26,8 @@ const entrySchema = z.object({
   t: z.array(z.number()),
   bif: z.array(z.number()),
   appLimited: z.array(z.number().int()).optional(),
+  /** The sender's losses over the whole flow (absent in datasets traced before it was kept). */
+  loss: z.object({ sentBytes: z.number().nonnegative(), lostBytes: z.number().nonnegative() }).optional(),
 });
 export type DatasetEntry = z.infer<typeof entrySchema>;
 const datasetSchema = z.object({ schemaVersion: z.literal(DATASET_SCHEMA_VERSION), createdAt: z.string(), entries: z.array(entrySchema) });
@@ -34,12 +36,13 @@ export type Dataset = z.infer<typeof datasetSchema>;
 /** Traces of at most this long: the benchmark's target is judged on <= 30 s traces. */
 export const MAX_TRACE_SECONDS = 30;
 
-export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds'>): BifSeries {
+export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds' | 'loss'>): BifSeries {
   return {
     t: Float64Array.from(e.t),
     bif: Float64Array.from(e.bif),
     ...(e.appLimited ? { appLimited: Uint8Array.from(e.appLimited) } : {}),
     rttSeconds: e.rttSeconds,
+    ...(e.loss ? { loss: { ...e.loss } } : {}),
   };
 }
 
@@ -50,17 +53,23 @@ function samplesWithin(t: ArrayLike<number>, maxSeconds: number): number {
   return n;
 }
 
-/** Cuts a series to its first `maxSeconds`. */
+/**
+ * Cuts a series to its first `maxSeconds`. The loss counts stay whole-flow figures: the lab's
+ * probes send ~30 s of data, so the cut to MAX_TRACE_SECONDS removes little of the flow.
+ */
 export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
   const n = samplesWithin(s.t, maxSeconds);
   if (n === s.t.length) return s;
-  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds };
+  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds, ...(s.loss ? { loss: s.loss } : {}) };
 }
 
 /** A dataset entry cut to its first `maxSeconds` (shorter-trace studies). */
 export function truncateEntry(e: DatasetEntry, maxSeconds: number): DatasetEntry {
   const n = samplesWithin(e.t, maxSeconds);
-  return { ...e, t: e.t.slice(0, n), bif: e.bif.slice(0, n), ...(e.appLimited ? { appLimited: e.appLimited.slice(0, n) } : {}) };
+  if (n === e.t.length) return e;
+  // The loss counts cover the whole flow: a study of shorter traces must not see past its cut.
+  const { loss: _wholeFlow, ...rest } = e;
+  return { ...rest, t: e.t.slice(0, n), bif: e.bif.slice(0, n), ...(e.appLimited ? { appLimited: e.appLimited.slice(0, n) } : {}) };
 }
 
 /** Traces one completed probe into a dataset entry (null when the capture holds no usable flow). */
@@ -78,6 +87,7 @@ export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | nu
     t: Array.from(s.t, (x) => Math.round(x * 1e4) / 1e4),
     bif: Array.from(s.bif, (x) => Math.round(x)),
     ...(s.appLimited ? { appLimited: Array.from(s.appLimited) } : {}),
+    ...(s.loss ? { loss: { ...s.loss } } : {}),
   };
 }
 

@@ -91,6 +91,8 @@ describe('TCP bytes in flight', () => {
     expect(Array.from(f.series!.bif)).toEqual([1000, 2000, 3000, 4000, 5000, 4000, 3000, 2000, 1000, 1000, 0]);
     const s = f.tcp!.server;
     expect(s).toMatchObject({ retransmittedPackets: 1, retransmittedBytes: 1000, spuriousRetransmissions: 0, dupAcks: 3, sackUsed: sack });
+    // The series carries the sender's losses for the classifiers: sent includes the retransmission.
+    expect(f.series!.loss).toEqual({ sentBytes: s.uniqueBytes + 1000, lostBytes: 1000 });
     expect(s.lossEpisodes).toHaveLength(1);
     expect(s.lossEpisodes[0].start).toBeCloseTo(0.31, 9);
     expect(s.lossEpisodes[0].end).toBeCloseTo(0.42, 9);
