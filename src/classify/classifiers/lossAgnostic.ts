@@ -63,12 +63,23 @@ function analyse(f: FlowFeatures, p: LossAgnosticParams): Findings {
   return { lossFraction, lostSegments, medianInFlightSegments, renoWindowSegments, excess, match };
 }
 
+const DEFAULT_PARAMS: LossAgnosticParams = { minLossFraction: 0.2, minLostSegments: 50, minExcessOverReno: 3, confidence: 0.8 };
+
+/**
+ * True when the flow kept its window through heavy loss (the rule's default thresholds).
+ * The loss-based classifier neither learns from nor judges such a flow: its shape is loss
+ * recovery, not a controller's response to loss.
+ */
+export function keepsWindowThroughLoss(f: FlowFeatures): boolean {
+  return analyse(f, DEFAULT_PARAMS).match;
+}
+
 export const lossAgnosticClassifier = defineClassifier<LossAgnosticParams>({
   name: 'loss-agnostic',
   description: 'Keeps its window through heavy loss (BBRv1 through a shallow buffer)',
   labels: [BBR_V1],
   paramsSchema,
-  defaultParams: () => ({ minLossFraction: 0.2, minLostSegments: 50, minExcessOverReno: 3, confidence: 0.8 }),
+  defaultParams: () => ({ ...DEFAULT_PARAMS }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {
     const a = analyse(f, p);

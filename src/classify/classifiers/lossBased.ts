@@ -20,6 +20,7 @@
 import { z } from 'zod';
 import { FLOW_SHAPE_NAMES } from '../flowShape.js';
 import { fitGnb, gnbModelSchema, predictGnb } from '../gnb.js';
+import { keepsWindowThroughLoss } from './lossAgnostic.js';
 import type { Json, JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
 import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
@@ -101,7 +102,10 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     const xs: number[][] = [];
     const labels: string[] = [];
     for (const ex of examples) {
-      if (!judgeable(ex.features)) continue;
+      // A flow that keeps its window through heavy loss (quinn's BBR: 44-88% lost) shows loss
+      // recovery, not its controller's loss response; learning it widened its class over
+      // loss-based shapes (cross traffic: QUIC Reno and CUBIC came out BBRv1).
+      if (!judgeable(ex.features) || keepsWindowThroughLoss(ex.features)) continue;
       xs.push(ex.features.shape);
       labels.push(ex.group ? `${ex.label}${GROUP_SEPARATOR}${ex.group}` : ex.label);
     }
@@ -123,6 +127,10 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     return { ...params, gnb: { ...gnb, ...gate } };
   },
   predict(features, params) {
+    if (keepsWindowThroughLoss(features)) {
+      // Trained without such flows (see fit): their shape is loss recovery, not a loss response.
+      return [{ classifier: 'loss-based', label: UNKNOWN, scope: 'flow', confidence: 0, note: 'keeps its window through heavy loss: no loss response to judge' }];
+    }
     const p = predictLoss(params, features);
     if (!p) return [];
     const best = Object.entries(p.posterior).reduce((a, b) => (b[1] > a[1] ? b : a));

@@ -1,0 +1,57 @@
+/**
+ * Adds the sender's whole-flow loss counts (`loss`, kept since session 6) to a dataset traced
+ * before they were kept, without touching its series: each entry's capture is traced again
+ * and the flow whose first 30 s match the entry's series gives its counts. When the trace
+ * code has changed the series since (a few samples more or fewer), the capture's only flow of
+ * the entry's protocol is taken instead.
+ *
+ *   npx tsx src/train/scripts/add-sender-loss.ts IN.json OUT.json
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { traceFile } from '../../trace/index.js';
+import type { FlowResult } from '../../trace/result.js';
+import { MAX_TRACE_SECONDS, truncateSeries, type DatasetEntry } from '../dataset.js';
+import { PROBE_CLIENT_IP } from '../../validate/run-dir.js';
+
+const [input, output] = process.argv.slice(2);
+if (!input || !output) {
+  console.error('usage: add-sender-loss.ts IN.json OUT.json');
+  process.exit(2);
+}
+
+/** Same length and the same value at every 7th sample. */
+function sameSeries(f: FlowResult, e: DatasetEntry): boolean {
+  if (!f.series) return false;
+  const s = truncateSeries(f.series, MAX_TRACE_SECONDS);
+  if (s.bif.length !== e.bif.length) return false;
+  for (let i = 0; i < s.bif.length; i += 7) if (Math.round(s.bif[i]) !== e.bif[i]) return false;
+  return true;
+}
+
+const dataset = JSON.parse(readFileSync(input, 'utf8')) as { entries: DatasetEntry[] };
+let added = 0;
+const missed: string[] = [];
+for (const [i, e] of dataset.entries.entries()) {
+  process.stderr.write(`\r${i + 1}/${dataset.entries.length}`);
+  const pcap = `${e.dir}/capture.pcap`;
+  if (!existsSync(pcap)) {
+    missed.push(`${e.origin} ${e.profile} rep ${e.rep}: ${pcap} is gone`);
+    continue;
+  }
+  const keylog = `${e.dir}/keylog.txt`;
+  const tr = await traceFile(pcap, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
+  const ofProtocol = tr.flows.filter((f) => f.series && (e.protocol === 'tcp' ? f.kind === 'tcp' : f.kind === 'quic'));
+  const flow = ofProtocol.find((f) => sameSeries(f, e)) ?? (ofProtocol.length === 1 ? ofProtocol[0] : undefined);
+  if (!flow?.series?.loss) {
+    missed.push(`${e.origin} ${e.profile} rep ${e.rep}: ${flow ? 'no loss counts (QUIC without a key log?)' : 'no matching flow'}`);
+    continue;
+  }
+  e.loss = { ...flow.series.loss };
+  added++;
+}
+process.stderr.write('\n');
+mkdirSync(dirname(output), { recursive: true });
+writeFileSync(output, JSON.stringify(dataset));
+console.log(`${added} of ${dataset.entries.length} entries now carry loss counts; written ${output}`);
+for (const m of missed) console.log(`  left without: ${m}`);
