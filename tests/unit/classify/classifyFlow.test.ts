@@ -168,7 +168,7 @@ describe('verdicts are deterministic, JSON and carry evidence', () => {
     const descriptor = (e.classifiers['loss-based'] as { descriptor: Record<string, number | null> }).descriptor;
     expect(descriptor.beta).toBeGreaterThan(0.3);
     expect(descriptor.beta).toBeLessThan(0.7);
-    expect(Object.keys(e.classifiers).sort()).toEqual(['akamai', 'bbr', 'copa', 'loss-based']);
+    expect(Object.keys(e.classifiers).sort()).toEqual(['akamai', 'bbr', 'copa', 'loss-agnostic', 'loss-based']);
     expect(e.claims.some((c) => c.classifier === 'loss-based' && c.label === 'NewReno')).toBe(true);
   });
 });
