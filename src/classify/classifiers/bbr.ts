@@ -37,6 +37,13 @@ const paramsSchema = z.object({
   v2MinCruiseSeconds: z.number().nonnegative(),
   /** Dip intervals with a larger coefficient of variation are not periodic. */
   maxIntervalCv: z.number().nonnegative(),
+  /**
+   * 'Other version' from dips alone (no pulses) needs this many dips: two deep dips ~12 s
+   * apart are also what a loss-based flow's timeouts give in 30 s (lab: Illinois, Vegas,
+   * HSTCP named BBR that way, 3 of ~600 traces; true lab BBR never), while a BBR's ProbeRTT
+   * (every 5-10 s) gives >= 3 in a 30 s trace.
+   */
+  otherMinDips: z.number().int().min(2).default(3),
   minPlateauShare: z.number().min(0).max(1),
   maxPlateauSpread: z.number().positive(),
 });
@@ -82,7 +89,7 @@ function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFinding
     out.decision = { label: BBR_V1, confidence: 0.5, note: 'ProbeBW pulses; trace too short to see ProbeRTT' };
   } else if (!pulsesFound && hasDips && dipsPeriodic && within(dipPeriod, p.v2ProbeRttSeconds) && rate.longestCruiseSeconds >= p.v2MinCruiseSeconds) {
     out.decision = { label: BBR_V2, confidence: 0.85, note: 'cruise without probing and ~5 s ProbeRTT' };
-  } else if (pulsesFound || (rate.dips.length >= 2 && dipsPeriodic)) {
+  } else if (pulsesFound || (rate.dips.length >= p.otherMinDips && dipsPeriodic)) {
     out.decision = { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses, ProbeRTT timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
   }
   return out;
@@ -104,6 +111,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     v2ProbeRttSeconds: { min: 3.5, max: 6.5 },
     v2MinCruiseSeconds: 2,
     maxIntervalCv: 0.25,
+    otherMinDips: 3,
     minPlateauShare: 0.5,
     maxPlateauSpread: 0.6,
   }),

@@ -3,6 +3,7 @@ import { classifyFlow } from '../../../src/classify/classifyFlow.js';
 import { fuseProfiles } from '../../../src/classify/fusion.js';
 import { verdictSchema, type Verdict } from '../../../src/classify/verdict.js';
 import { syntheticModel } from './shippedModel.js';
+import { buildSeries, piecewise, withPath } from '../../../src/classify/synthetic/index.js';
 import {
   akamaiSeries,
   appLimitedSeries,
@@ -170,5 +171,27 @@ describe('verdicts are deterministic, JSON and carry evidence', () => {
     expect(descriptor.beta).toBeLessThan(0.7);
     expect(Object.keys(e.classifiers).sort()).toEqual(['akamai', 'bbr', 'copa', 'loss-agnostic', 'loss-based']);
     expect(e.claims.some((c) => c.classifier === 'loss-based' && c.label === 'NewReno')).toBe(true);
+  });
+});
+
+describe('BBR "other version" from ProbeRTT-like dips alone', () => {
+  /** A flat level with deep, short dips at the given times (no ProbeBW pulses). */
+  function flatWithDips(seed: number, dipsAt: number[], durationS: number) {
+    const p = withPath({ seed, durationS });
+    const rtt = p.baseRttS;
+    const level = 1.5 * p.capacityBps * rtt;
+    const knots: Array<[number, number]> = [[0, level]];
+    for (const d of dipsAt) knots.push([d, level], [d + rtt, 4 * p.mss], [d + rtt + 0.2 + rtt, 4 * p.mss], [d + 0.2 + 3 * rtt, level]);
+    knots.push([durationS, level]);
+    return buildSeries(p, piecewise(knots), rtt * 1.05);
+  }
+  const bbrDecision = (s: ReturnType<typeof flatWithDips>) => (classify(s).evidence!.classifiers.bbr as { decision: string | null }).decision;
+
+  it('four dips 7 s apart (timing of neither v1 nor v2) are "BBR (other version)"', () => {
+    expect(bbrDecision(flatWithDips(1101, [7, 14, 21, 28], 32))).toBe('BBR (other version)');
+  });
+
+  it('two deep dips ~12 s apart are not enough: a loss-based flow\'s timeouts look the same', () => {
+    expect(bbrDecision(flatWithDips(1102, [11, 23], 30))).toBeNull();
   });
 });
