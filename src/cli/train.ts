@@ -16,6 +16,7 @@ import { reapLeftovers, requireRoot } from './common.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
+import { classifyCapture } from './classifyCapture.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
 const say = (m: string) => process.stderr.write(`${m}\n`);
@@ -186,33 +187,15 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--profile <name>', 'the ccbrowse network profile the capture was taken behind (a probe run dir records it)')
     .option('--json', 'print as JSON')
     .action(async (path: string, o: { model: string; keylog?: string; client?: string; profile?: string; json?: boolean }) => {
-      let pcap = path;
-      let clientIps = o.client ? list(o.client) : undefined;
-      // An explicit --profile must be replayable; a probe directory's own record is used when it
-      // is (its profile as applied: cross-traffic probes ran a shared queue), else the heuristic.
-      let bottleneck = await bottleneckOption(o.profile);
-      if (existsSync(path) && statSync(path).isDirectory()) {
-        pcap = join(path, 'capture.pcap');
-        const pj = join(path, 'probe.json');
-        if (existsSync(pj)) {
-          const probe = JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string; profile?: Profile };
-          if (!clientIps && probe.clientAddress) clientIps = [probe.clientAddress];
-          if (!o.profile && probe.profile?.rateKbit !== undefined) bottleneck = bottleneckModelOf(probe.profile);
-        }
-      }
-      const model = loadModel(o.model);
-      const r = await traceFile(pcap, { keylog: o.keylog, clientIps, bottleneck });
-      const rows = r.flows.map((f) => {
-        const v = f.series ? classifyFlow(f.series, model) : null;
-        return {
-          flow: f.id, tuple: f.tuple, protocol: f.kind, bifMethod: f.bifMethod, bytes: f.toClient.payloadBytes, durationSeconds: f.durationSeconds,
-          verdict: v?.label ?? 'Unknown', confidence: v?.confidence ?? 0, reason: v?.reason ?? 'no bytes-in-flight series (plain UDP)',
-        };
+      const r = await classifyCapture(path, {
+        model: o.model, keylog: o.keylog, clientIps: o.client ? list(o.client) : undefined,
+        // An explicit --profile must be replayable; else a probe directory's own record, else the heuristic.
+        bottleneck: await bottleneckOption(o.profile), explicitProfile: o.profile !== undefined,
       });
-      if (o.json) console.log(JSON.stringify({ file: pcap, model: o.model, flows: rows }, null, 2));
+      if (o.json) console.log(JSON.stringify({ file: r.file, keylog: r.keylog, model: o.model, flows: r.flows }, null, 2));
       else {
         console.log(`${'flow'.padEnd(8)} ${'proto'.padEnd(5)} ${'bytes'.padStart(9)} ${'dur s'.padStart(6)}  ${'verdict'.padEnd(20)} conf  reason`);
-        for (const x of rows) console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
+        for (const x of r.flows) console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
       }
       process.exitCode = ExitCode.ok;
     });

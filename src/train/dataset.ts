@@ -53,14 +53,22 @@ function samplesWithin(t: ArrayLike<number>, maxSeconds: number): number {
   return n;
 }
 
+/** Share of a flow's time a cut may remove and still keep its whole-flow loss counts. */
+export const LOSS_COUNTS_MAX_CUT = 0.1;
+
 /**
- * Cuts a series to its first `maxSeconds`. The loss counts stay whole-flow figures: the lab's
- * probes send ~30 s of data, so the cut to MAX_TRACE_SECONDS removes little of the flow.
+ * Cuts a series to its first `maxSeconds`. The loss counts cover the whole flow and cannot be
+ * recounted for a part of it: they are kept when the cut removes at most 10% of the flow's
+ * time (lab probes: ~30 s of data, cut at 30 s), and dropped otherwise, so a verdict never
+ * rests on losses from after the cut.
  */
 export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
   const n = samplesWithin(s.t, maxSeconds);
   if (n === s.t.length) return s;
-  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds, ...(s.loss ? { loss: s.loss } : {}) };
+  const span = s.t[s.t.length - 1] - s.t[0];
+  const removed = span > 0 ? (s.t[s.t.length - 1] - s.t[Math.max(0, n - 1)]) / span : 1;
+  const keepLoss = s.loss !== undefined && removed <= LOSS_COUNTS_MAX_CUT;
+  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds, ...(keepLoss ? { loss: s.loss } : {}) };
 }
 
 /** A dataset entry cut to its first `maxSeconds` (shorter-trace studies). */

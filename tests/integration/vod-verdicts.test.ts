@@ -99,7 +99,7 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
    * quinn's BBR (the HTTP/3 video case) shows no BBRv1 gain cycle on the wire (its pacer ignores
    * the pacing gain) and floods the bottleneck with its 240 kB initial window: it is named by
    * the loss-agnostic rule, which reads the losses the key-log replay counts (before that rule:
-   * BBRv1 in 4 of 7 runs, Unknown in 2, Westwood in 1; with it, BBRv1 in 3 of 3, both profiles).
+   * BBRv1 in 4 of 7 runs, Unknown in 2, Westwood in 1; with it, BBRv1 in 4 of 4, both profiles).
    */
   function checkVerdicts(o: RunOutcome): void {
     const video = o.byAssetType.find((r) => r.assetType === 'video')!;

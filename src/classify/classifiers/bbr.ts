@@ -40,8 +40,9 @@ const paramsSchema = z.object({
   /**
    * 'Other version' from dips alone (no pulses) needs this many dips: two deep dips ~12 s
    * apart are also what a loss-based flow's timeouts give in 30 s (lab: Illinois, Vegas,
-   * HSTCP named BBR that way, 3 of ~600 traces; true lab BBR never), while a BBR's ProbeRTT
-   * (every 5-10 s) gives >= 3 in a 30 s trace.
+   * HSTCP named BBR that way, 3 of ~600 traces; true lab BBR never). A ProbeRTT every ~5 s
+   * gives 5 in 30 s; one every ~10 s gives only 2, so an unknown BBR with that timing and no
+   * visible pulses now needs a trace of > 30 s (BBRv1 itself is named from pulses and dips).
    */
   otherMinDips: z.number().int().min(2).default(3),
   minPlateauShare: z.number().min(0).max(1),

@@ -146,7 +146,8 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     return [claim];
   },
   explain(features, params): JsonObject {
-    const p = predictLoss(params, features);
+    const skipped = keepsWindowThroughLoss(features);
+    const p = skipped ? null : predictLoss(params, features);
     const descriptor: { [k: string]: Json } = {};
     FLOW_SHAPE_NAMES.forEach((n, i) => (descriptor[n] = jsonNumber(features.shape[i])));
     const thresholds: { [k: string]: Json } = {};
@@ -156,6 +157,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       segmentBytes: features.segmentBytes,
       classes: [...new Set(params.gnb.classes.map((c) => labelOf(c.label)))],
       ...(p ? { posterior: round(p.posterior), logLikelihood: round(p.logLikelihood), inDistribution: p.inDistribution } : {}),
+      ...(skipped ? { skipped: 'keeps its window through heavy loss: no loss response to judge' } : {}),
       thresholds,
     };
   },

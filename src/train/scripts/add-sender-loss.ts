@@ -43,11 +43,14 @@ for (const [i, e] of dataset.entries.entries()) {
   const tr = await traceFile(pcap, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
   const ofProtocol = tr.flows.filter((f) => f.series && (e.protocol === 'tcp' ? f.kind === 'tcp' : f.kind === 'quic'));
   const flow = ofProtocol.find((f) => sameSeries(f, e)) ?? (ofProtocol.length === 1 ? ofProtocol[0] : undefined);
-  if (!flow?.series?.loss) {
-    missed.push(`${e.origin} ${e.profile} rep ${e.rep}: ${flow ? 'no loss counts (QUIC without a key log?)' : 'no matching flow'}`);
+  // As entryFromProbe keeps them: dropped when the 30 s cut removed more than 10% of the flow.
+  const loss = flow?.series ? truncateSeries(flow.series, MAX_TRACE_SECONDS).loss : undefined;
+  if (!loss) {
+    missed.push(`${e.origin} ${e.profile} rep ${e.rep}: ${!flow ? 'no matching flow' : flow.series?.loss ? 'flow runs > 10% past the 30 s cut' : 'no loss counts (QUIC without a key log?)'}`);
+    delete e.loss;
     continue;
   }
-  e.loss = { ...flow.series.loss };
+  e.loss = { ...loss };
   added++;
 }
 process.stderr.write('\n');

@@ -185,13 +185,20 @@ describe('BBR "other version" from ProbeRTT-like dips alone', () => {
     knots.push([durationS, level]);
     return buildSeries(p, piecewise(knots), rtt * 1.05);
   }
-  const bbrDecision = (s: ReturnType<typeof flatWithDips>) => (classify(s).evidence!.classifiers.bbr as { decision: string | null }).decision;
+  const bbrOf = (s: ReturnType<typeof flatWithDips>) => classify(s).evidence!.classifiers.bbr as { decision: string | null; dips: unknown[]; pulsesFound: boolean; probeRttIntervalsSeconds: number[] };
 
   it('four dips 7 s apart (timing of neither v1 nor v2) are "BBR (other version)"', () => {
-    expect(bbrDecision(flatWithDips(1101, [7, 14, 21, 28], 32))).toBe('BBR (other version)');
+    const bbr = bbrOf(flatWithDips(1101, [7, 14, 21, 28], 32));
+    expect(bbr.dips).toHaveLength(4);
+    expect(bbr.decision).toBe('BBR (other version)');
   });
 
   it('two deep dips ~12 s apart are not enough: a loss-based flow\'s timeouts look the same', () => {
-    expect(bbrDecision(flatWithDips(1102, [11, 23], 30))).toBeNull();
+    const bbr = bbrOf(flatWithDips(1102, [11, 23], 30));
+    // Both dips seen, periodic, no pulses: only the dip count keeps it from a BBR claim.
+    expect(bbr.dips).toHaveLength(2);
+    expect(bbr.pulsesFound).toBe(false);
+    expect(bbr.probeRttIntervalsSeconds.length).toBe(2);
+    expect(bbr.decision).toBeNull();
   });
 });
