@@ -8,7 +8,7 @@
  * window (TCP in the lab: 1.7-20x at 0.9-7% loss): the test needs both heavy loss and a wide
  * excess.
  *
- * Measured on every lab trace with loss counts (649: training, fresh, robustness and
+ * Measured on every lab trace with loss counts (633: training, fresh, robustness and
  * cross-traffic sets; the rule's own smoothed median):
  * - quinn's BBR: 44-88% of bytes lost, in-flight 5.1-56x the Reno window;
  * - loss-based QUIC: 3.7-17.5% lost, 0.9-3.7x; under cross traffic 14-54% lost, 1.0-1.9x
