@@ -18,6 +18,8 @@ export interface ClassifyCaptureOptions {
   clientIps?: string[];
   /** From an explicit --profile (wins over the run directory's record). */
   bottleneck?: BottleneckModel;
+  /** --profile was given: keep `bottleneck` even when a run directory records its own. */
+  explicitProfile?: boolean;
 }
 
 export interface ClassifiedFlowRow {
@@ -35,7 +37,7 @@ export interface ClassifiedFlowRow {
 }
 
 /** The capture, key log, client and bottleneck a path stands for (a file, or a probe run directory). */
-export function captureInputs(path: string, o: ClassifyCaptureOptions & { explicitProfile?: boolean }): { pcap: string; keylog?: string; clientIps?: string[]; bottleneck?: BottleneckModel } {
+export function captureInputs(path: string, o: ClassifyCaptureOptions): { pcap: string; keylog?: string; clientIps?: string[]; bottleneck?: BottleneckModel } {
   if (!(existsSync(path) && statSync(path).isDirectory())) return { pcap: path, keylog: o.keylog, clientIps: o.clientIps, bottleneck: o.bottleneck };
   let { clientIps, bottleneck } = o;
   const pj = join(path, 'probe.json');
@@ -50,7 +52,7 @@ export function captureInputs(path: string, o: ClassifyCaptureOptions & { explic
   return { pcap: join(path, 'capture.pcap'), keylog, clientIps, bottleneck };
 }
 
-export async function classifyCapture(path: string, o: ClassifyCaptureOptions & { explicitProfile?: boolean }): Promise<{ file: string; keylog: string | null; flows: ClassifiedFlowRow[] }> {
+export async function classifyCapture(path: string, o: ClassifyCaptureOptions): Promise<{ file: string; keylog: string | null; flows: ClassifiedFlowRow[] }> {
   const inputs = captureInputs(path, o);
   const model = loadModel(o.model);
   const r = await traceFile(inputs.pcap, { keylog: inputs.keylog, clientIps: inputs.clientIps, bottleneck: inputs.bottleneck });

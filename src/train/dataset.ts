@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { traceFile } from '../trace/index.js';
+import { traceFile, type TraceResult } from '../trace/index.js';
 import type { BifSeries } from '../trace/types.js';
 import type { LabelledSeries } from '../classify/index.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
@@ -54,7 +54,7 @@ function samplesWithin(t: ArrayLike<number>, maxSeconds: number): number {
 }
 
 /** Share of a flow's time a cut may remove and still keep its whole-flow loss counts. */
-export const LOSS_COUNTS_MAX_CUT = 0.1;
+const LOSS_COUNTS_MAX_CUT = 0.1;
 
 /**
  * Cuts a series to its first `maxSeconds`. The loss counts cover the whole flow and cannot be
@@ -80,12 +80,17 @@ export function truncateEntry(e: DatasetEntry, maxSeconds: number): DatasetEntry
   return { ...rest, t: e.t.slice(0, n), bif: e.bif.slice(0, n), ...(e.appLimited ? { appLimited: e.appLimited.slice(0, n) } : {}) };
 }
 
+/** Traces a probe run directory's capture as the dataset does (with its key log when kept). */
+export async function traceProbeDir(dir: string): Promise<TraceResult> {
+  // HTTP/3 probes keep Chromium's TLS key log: with it the QUIC BiF is exact, not Nebby's heuristic.
+  const keylog = `${dir}/keylog.txt`;
+  return traceFile(`${dir}/capture.pcap`, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
+}
+
 /** Traces one completed probe into a dataset entry (null when the capture holds no usable flow). */
 export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | null> {
   if (!o.result || o.result.status !== 'complete') return null;
-  // HTTP/3 probes keep Chromium's TLS key log: with it the QUIC BiF is exact, not Nebby's heuristic.
-  const keylog = `${o.result.dir}/keylog.txt`;
-  const tr = await traceFile(`${o.result.dir}/capture.pcap`, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
+  const tr = await traceProbeDir(o.result.dir);
   const f = bulkFlow(tr.flows, o.target.protocol, { originIp: o.result.origin.ip, afterCrossTraffic: o.result.crossTraffic?.ip === o.result.origin.ip });
   if (!f?.series) return null;
   const s = truncateSeries(f.series, MAX_TRACE_SECONDS);

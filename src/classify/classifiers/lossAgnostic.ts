@@ -21,6 +21,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
+import { median, pick } from '../stats.js';
 import { defineClassifier, type Claim } from '../types.js';
 import type { FlowFeatures } from '../features.js';
 import { BBR_V1 } from './bbr.js';
@@ -45,23 +46,15 @@ interface Findings {
   match: boolean;
 }
 
-/** Median of the smoothed in-flight over grid points not excluded (idle, app-limited). */
-function medianUsableInFlight(f: FlowFeatures): number | null {
-  const ys: number[] = [];
-  for (let i = 0; i < f.y.length; i++) if (f.mask[i] === 0) ys.push(f.y[i]);
-  if (ys.length === 0) return null;
-  ys.sort((a, b) => a - b);
-  return ys[ys.length >> 1];
-}
-
 function analyse(f: FlowFeatures, p: LossAgnosticParams): Findings {
   const none: Findings = { lossFraction: null, lostSegments: null, medianInFlightSegments: null, renoWindowSegments: null, excess: null, match: false };
   if (!f.loss || f.loss.sentBytes <= 0 || !(f.segmentBytes > 0)) return none;
   const lossFraction = Math.min(1, f.loss.lostBytes / f.loss.sentBytes);
   const lostSegments = f.loss.lostBytes / f.segmentBytes;
-  const median = medianUsableInFlight(f);
-  if (median === null || lossFraction <= 0) return { ...none, lossFraction, lostSegments };
-  const medianInFlightSegments = median / f.segmentBytes;
+  // In-flight over grid points not excluded (idle, application-limited).
+  const usable = pick(f.y, (i) => f.mask[i] === 0);
+  if (usable.length === 0 || lossFraction <= 0) return { ...none, lossFraction, lostSegments };
+  const medianInFlightSegments = median(usable) / f.segmentBytes;
   const renoWindowSegments = 1.22 / Math.sqrt(lossFraction);
   const excess = medianInFlightSegments / renoWindowSegments;
   const match = lossFraction >= p.minLossFraction && lostSegments >= p.minLostSegments && excess >= p.minExcessOverReno;
@@ -73,6 +66,9 @@ function analyse(f: FlowFeatures, p: LossAgnosticParams): Findings {
 // Confidence 0.9: holding the window through such loss also rules out BBRv2/v3, which bound
 // in-flight after ~2% loss, so this claim outranks a rate rule's 'BBRv2' (0.85) in a merge.
 const DEFAULT_PARAMS: LossAgnosticParams = { minLossFraction: 0.2, minLostSegments: 50, minExcessOverReno: 4, confidence: 0.9 };
+
+/** Why the loss-based classifier left a flow alone (see keepsWindowThroughLoss). */
+export const NO_LOSS_RESPONSE = 'keeps its window through heavy loss: no loss response to judge';
 
 /**
  * True when the flow kept its window through heavy loss (the rule's default thresholds: the

@@ -20,7 +20,7 @@
 import { z } from 'zod';
 import { FLOW_SHAPE_NAMES } from '../flowShape.js';
 import { fitGnb, gnbModelSchema, predictGnb } from '../gnb.js';
-import { keepsWindowThroughLoss } from './lossAgnostic.js';
+import { keepsWindowThroughLoss, NO_LOSS_RESPONSE } from './lossAgnostic.js';
 import type { Json, JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
 import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
@@ -129,7 +129,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
   predict(features, params) {
     if (keepsWindowThroughLoss(features)) {
       // Trained without such flows (see fit): their shape is loss recovery, not a loss response.
-      return [{ classifier: 'loss-based', label: UNKNOWN, scope: 'flow', confidence: 0, note: 'keeps its window through heavy loss: no loss response to judge' }];
+      return [{ classifier: 'loss-based', label: UNKNOWN, scope: 'flow', confidence: 0, note: NO_LOSS_RESPONSE }];
     }
     const p = predictLoss(params, features);
     if (!p) return [];
@@ -157,7 +157,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       segmentBytes: features.segmentBytes,
       classes: [...new Set(params.gnb.classes.map((c) => labelOf(c.label)))],
       ...(p ? { posterior: round(p.posterior), logLikelihood: round(p.logLikelihood), inDistribution: p.inDistribution } : {}),
-      ...(skipped ? { skipped: 'keeps its window through heavy loss: no loss response to judge' } : {}),
+      ...(skipped ? { skipped: NO_LOSS_RESPONSE } : {}),
       thresholds,
     };
   },

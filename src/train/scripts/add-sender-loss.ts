@@ -9,10 +9,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { traceFile } from '../../trace/index.js';
 import type { FlowResult } from '../../trace/result.js';
-import { MAX_TRACE_SECONDS, truncateSeries, type DatasetEntry } from '../dataset.js';
-import { PROBE_CLIENT_IP } from '../../validate/run-dir.js';
+import { MAX_TRACE_SECONDS, traceProbeDir, truncateSeries, type DatasetEntry } from '../dataset.js';
 
 const [input, output] = process.argv.slice(2);
 if (!input || !output) {
@@ -39,8 +37,7 @@ for (const [i, e] of dataset.entries.entries()) {
     missed.push(`${e.origin} ${e.profile} rep ${e.rep}: ${pcap} is gone`);
     continue;
   }
-  const keylog = `${e.dir}/keylog.txt`;
-  const tr = await traceFile(pcap, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
+  const tr = await traceProbeDir(e.dir);
   const ofProtocol = tr.flows.filter((f) => f.series && (e.protocol === 'tcp' ? f.kind === 'tcp' : f.kind === 'quic'));
   const flow = ofProtocol.find((f) => sameSeries(f, e)) ?? (ofProtocol.length === 1 ? ofProtocol[0] : undefined);
   // As entryFromProbe keeps them: dropped when the 30 s cut removed more than 10% of the flow.
