@@ -26,6 +26,7 @@
 import { F64Column, TupleQueue, U8Column, median } from './buffers.js';
 import { TcpFlag, TcpOpt, type PacketRecord } from './packet.js';
 import { addRange, coveredBytes, removeRange, trimBelow, type RangeSet } from './ranges.js';
+import { LossTimeline } from './loss-timeline.js';
 
 /** Bits of the per-sample flags column. */
 export const SampleFlag = {
@@ -131,6 +132,8 @@ export class TcpSender {
 
   readonly t = new F64Column();
   readonly bif = new F64Column();
+  /** Data and retransmitted bytes over time, so a cut trace can recount its losses. */
+  readonly lossTimeline = new LossTimeline();
   readonly flags = new U8Column();
   readonly rttT = { ts: new F64Column(16), seq: new F64Column(16) };
   readonly rttV = { ts: new F64Column(16), seq: new F64Column(16) };
@@ -206,6 +209,7 @@ export class TcpSender {
       const st = this.stats;
       st.dataPackets++;
       st.dataBytes += len;
+      this.lossTimeline.onSent(t, len);
       if (len > this.mss) this.mss = len;
       let flags = SampleFlag.dataSend;
       if (a < this.sndMax) {
@@ -234,6 +238,7 @@ export class TcpSender {
     const st = this.stats;
     st.retransmittedPackets++;
     st.retransmittedBytes += bytes;
+    this.lossTimeline.onLost(t, bytes);
     const r: Retransmission = { start: a, end, time: t, spurious: false };
     this.pending.push(r);
     // Everything it carries was already acknowledged: the receiver had it, so it was needless.

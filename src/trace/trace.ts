@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../util/errors.js';
 import { markAppLimited } from './app-limited.js';
+import { rebaseCheckpoints } from './loss-timeline.js';
 import { FlowRecord, FlowTable, UdpEvents } from './flows.js';
 import { parseIp } from './ip.js';
 import { PacketKind, type PacketRecord } from './packet.js';
@@ -274,7 +275,7 @@ export class TraceBuilder {
       ...base,
       handshake: f.handshake,
       bifMethod: 'tcp-seq-ack',
-      series: { t, bif, appLimited: appLimitedColumn(flags), rttSeconds: rtt.medianSeconds, loss: { sentBytes: stats.dataBytes, lostBytes: stats.retransmittedBytes } },
+      series: { t, bif, appLimited: appLimitedColumn(flags), rttSeconds: rtt.medianSeconds, loss: { sentBytes: stats.dataBytes, lostBytes: stats.retransmittedBytes, checkpoints: rebaseCheckpoints(server.lossTimeline.checkpoints, f.firstTime) } },
       sampleFlags: flags,
       rtt,
       appLimitedSamples,
@@ -366,7 +367,7 @@ export class TraceBuilder {
       series: {
         t, bif: q.bif, appLimited: appLimitedColumn(q.flags), rttSeconds,
         // Losses are known only when the packets could be read (key log), not guessed.
-        ...(q.exact ? { loss: { sentBytes: q.exact.series.stats.sentBytes, lostBytes: q.exact.series.stats.lostBytes } } : {}),
+        ...(q.exact ? { loss: { sentBytes: q.exact.series.stats.sentBytes, lostBytes: q.exact.series.stats.lostBytes, checkpoints: rebaseCheckpoints(q.exact.series.lossCheckpoints, start) } } : {}),
       },
       sampleFlags: q.flags,
       rtt: q.replay && Number.isFinite(exactRtt)

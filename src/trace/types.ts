@@ -29,7 +29,15 @@ export interface SenderLoss {
   sentBytes: number;
   /** Of them, bytes lost (QUIC: declared lost; TCP: retransmitted). */
   lostBytes: number;
+  /**
+   * The same counts as they stood every half second (loss-timeline.ts), seconds on the
+   * series' clock, so a cut trace can recount them. Absent in traces kept before them.
+   */
+  checkpoints?: LossCheckpoint[];
 }
+
+/** [seconds, bytes sent before then, bytes lost before then]. */
+export type LossCheckpoint = [number, number, number];
 
 export type TransportProtocol = 'tcp' | 'udp';
 

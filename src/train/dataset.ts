@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { traceFile, type TraceResult } from '../trace/index.js';
 import type { BifSeries } from '../trace/types.js';
+import { lossAt } from '../trace/loss-timeline.js';
 import type { LabelledSeries } from '../classify/index.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
 import type { ProbeOutcome } from './probes.js';
@@ -26,8 +27,16 @@ const entrySchema = z.object({
   t: z.array(z.number()),
   bif: z.array(z.number()),
   appLimited: z.array(z.number().int()).optional(),
-  /** The sender's losses over the whole flow (absent in datasets traced before it was kept). */
-  loss: z.object({ sentBytes: z.number().nonnegative(), lostBytes: z.number().nonnegative() }).optional(),
+  /**
+   * The sender's losses up to the entry's last sample, with half-second checkpoints so a cut
+   * can recount them (absent in datasets traced before they were kept; checkpoints absent
+   * in datasets of session 6).
+   */
+  loss: z.object({
+    sentBytes: z.number().nonnegative(),
+    lostBytes: z.number().nonnegative(),
+    checkpoints: z.array(z.tuple([z.number(), z.number().nonnegative(), z.number().nonnegative()])).optional(),
+  }).optional(),
 });
 export type DatasetEntry = z.infer<typeof entrySchema>;
 const datasetSchema = z.object({ schemaVersion: z.literal(DATASET_SCHEMA_VERSION), createdAt: z.string(), entries: z.array(entrySchema) });
@@ -53,31 +62,26 @@ function samplesWithin(t: ArrayLike<number>, maxSeconds: number): number {
   return n;
 }
 
-/** Share of a flow's time a cut may remove and still keep its whole-flow loss counts. */
-const LOSS_COUNTS_MAX_CUT = 0.1;
-
 /**
- * Cuts a series to its first `maxSeconds`. The loss counts cover the whole flow and cannot be
- * recounted for a part of it: they are kept when the cut removes at most 10% of the flow's
- * time (lab probes: ~30 s of data, cut at 30 s), and dropped otherwise, so a verdict never
- * rests on losses from after the cut.
+ * Cuts a series to its first `maxSeconds`. Its loss counts are recounted as they stood at the
+ * cut (loss-timeline.ts, to within half a second); a series without checkpoints (traced
+ * before them) loses its counts when the cut removes anything, so a verdict never rests on
+ * losses from after the cut.
  */
 export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
   const n = samplesWithin(s.t, maxSeconds);
   if (n === s.t.length) return s;
-  const span = s.t[s.t.length - 1] - s.t[0];
-  const removed = span > 0 ? (s.t[s.t.length - 1] - s.t[Math.max(0, n - 1)]) / span : 1;
-  const keepLoss = s.loss !== undefined && removed <= LOSS_COUNTS_MAX_CUT;
-  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds, ...(keepLoss ? { loss: s.loss } : {}) };
+  const loss = s.loss ? lossAt(s.loss, maxSeconds, s.t[s.t.length - 1]) : null;
+  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds, ...(loss ? { loss } : {}) };
 }
 
-/** A dataset entry cut to its first `maxSeconds` (shorter-trace studies). */
+/** A dataset entry cut to its first `maxSeconds` (shorter-trace studies), its losses recounted as truncateSeries does. */
 export function truncateEntry(e: DatasetEntry, maxSeconds: number): DatasetEntry {
   const n = samplesWithin(e.t, maxSeconds);
   if (n === e.t.length) return e;
-  // The loss counts cover the whole flow: a study of shorter traces must not see past its cut.
-  const { loss: _wholeFlow, ...rest } = e;
-  return { ...rest, t: e.t.slice(0, n), bif: e.bif.slice(0, n), ...(e.appLimited ? { appLimited: e.appLimited.slice(0, n) } : {}) };
+  const { loss: whole, ...rest } = e;
+  const loss = whole ? lossAt(whole, maxSeconds, e.t[e.t.length - 1]) : null;
+  return { ...rest, t: e.t.slice(0, n), bif: e.bif.slice(0, n), ...(e.appLimited ? { appLimited: e.appLimited.slice(0, n) } : {}), ...(loss ? { loss } : {}) };
 }
 
 /** Traces a probe run directory's capture as the dataset does (with its key log when kept). */

@@ -83,12 +83,24 @@ describe('exact QUIC BiF on lab fixtures (key log)', () => {
     for (const n of ['aioquic-reno-nebby-50', 'quinn-cubic-nebby-50']) {
       const r = await traceFile(join(dir(n), 'capture.pcap'), { keylog: join(dir(n), 'keylog.txt') });
       const f = r.flows.filter((x) => x.kind === 'quic').sort((a, b) => b.toClient.payloadBytes - a.toClient.payloadBytes)[0];
-      const truth = readFileSync(join(dir(n), 'ground-truth.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { lost_packets: number; udp_tx_bytes: number });
+      const truth = readFileSync(join(dir(n), 'ground-truth.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: number; lost_packets: number; udp_tx_bytes: number });
       const last = truth[truth.length - 1];
       expect(f.series?.loss?.lostBytes).toBe(f.quic?.exact?.lostBytes);
       expect(Math.abs(f.series!.loss!.sentBytes - last.udp_tx_bytes) / last.udp_tx_bytes).toBeLessThan(0.02);
       expect(Math.abs(f.quic!.exact!.lostPackets - last.lost_packets)).toBeLessThanOrEqual(Math.max(3, 0.3 * last.lost_packets));
       expect(last.lost_packets).toBeGreaterThan(5);
+      // The half-second checkpoints follow the server's own counters through the flow (its
+      // clock: from its first record). The capture sees a send a little after the server
+      // counts it, so each checkpoint's sent bytes lie between the server's count a quarter
+      // second earlier and at that time; losses as loosely as the totals above.
+      const serverAt = (s: number) => truth.filter((x) => x.t <= truth[0].t + s).pop();
+      const cps = f.series!.loss!.checkpoints!;
+      expect(cps.length).toBeGreaterThanOrEqual(4);
+      for (const [c, sent, lost] of cps) {
+        expect(sent).toBeGreaterThanOrEqual(serverAt(c - 0.25)?.udp_tx_bytes ?? 0);
+        expect(sent).toBeLessThanOrEqual(serverAt(c)!.udp_tx_bytes);
+        expect(Math.abs(lost / 1200 - serverAt(c)!.lost_packets)).toBeLessThanOrEqual(Math.max(3, 0.4 * serverAt(c)!.lost_packets));
+      }
       const blind = await traceFile(join(dir(n), 'capture.pcap'));
       const g = blind.flows.find((x) => x.kind === 'quic')!;
       expect(g.bifMethod).toBe('quic-nebby-heuristic');

@@ -17,7 +17,9 @@
  * output series keeps capture times (sends at t, ACK-side steps at sent-clock - d), the shape
  * the classifier and the heuristic use.
  */
+import { LossTimeline } from '../loss-timeline.js';
 import { SampleFlag } from '../tcp-bif.js';
+import type { LossCheckpoint } from '../types.js';
 import type { DecodedPacket } from './decoder.js';
 import type { AckFrame } from './frames.js';
 import type { Space } from './packet.js';
@@ -110,6 +112,8 @@ export interface SenderSeries {
   /** Bytes in flight right after each ACK frame's newly acknowledged packets are removed, before loss detection. */
   atAck: { t: Float64Array; bif: Float64Array };
   stats: RecoveryStats;
+  /** Sent and lost bytes every half second (capture clock), so a cut trace can recount its losses. */
+  lossCheckpoints: LossCheckpoint[];
 }
 
 /** Whether a server packet counts toward bytes in flight. */
@@ -136,6 +140,7 @@ export class SenderRecovery {
   private readonly initialRtt: number;
   private readonly onEvent: RecoveryOptions['onEvent'];
   private bif = 0;
+  private readonly lossTimeline = new LossTimeline();
   /** Sent-clock time of the start of the current recovery period (-Infinity: none). */
   private recoveryStart = -Infinity;
   private readonly t: number[] = [];
@@ -170,6 +175,7 @@ export class SenderRecovery {
     s.sent.set(pn, { pn, t, size, inFlight, ackEliciting });
     this.stats.sentPackets++;
     this.stats.sentBytes += size;
+    this.lossTimeline.onSent(t, size);
     if (inFlight) {
       this.stats.inFlightPackets++;
       this.bif += size;
@@ -272,6 +278,7 @@ export class SenderRecovery {
       flags: Uint8Array.from(this.f),
       atAck: { t: Float64Array.from(this.ackT), bif: Float64Array.from(this.ackV) },
       stats: st,
+      lossCheckpoints: this.lossTimeline.checkpoints,
     };
   }
 
@@ -317,6 +324,7 @@ export class SenderRecovery {
         }
         this.stats.lostPackets++;
         this.stats.lostBytes += p.size;
+        this.lossTimeline.onLost(now - this.d, p.size);
         if (byCount) this.stats.lostByPacketThreshold++;
         else this.stats.lostByTime++;
         this.onEvent?.({

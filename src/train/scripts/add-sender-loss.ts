@@ -1,5 +1,5 @@
 /**
- * Adds the sender's whole-flow loss counts (`loss`, kept since session 6) to a dataset traced
+ * Adds the sender's loss counts and their half-second checkpoints (`loss`) to a dataset traced
  * before they were kept, without touching its series: each entry's capture is traced again
  * and the flow whose first 30 s match the entry's series gives its counts. When the trace
  * code has changed the series since (a few samples more or fewer), the capture's only flow of
@@ -40,10 +40,10 @@ for (const [i, e] of dataset.entries.entries()) {
   const tr = await traceProbeDir(e.dir);
   const ofProtocol = tr.flows.filter((f) => f.series && (e.protocol === 'tcp' ? f.kind === 'tcp' : f.kind === 'quic'));
   const flow = ofProtocol.find((f) => sameSeries(f, e)) ?? (ofProtocol.length === 1 ? ofProtocol[0] : undefined);
-  // As entryFromProbe keeps them: dropped when the 30 s cut removed more than 10% of the flow.
+  // As entryFromProbe keeps them: recounted at the 30 s cut.
   const loss = flow?.series ? truncateSeries(flow.series, MAX_TRACE_SECONDS).loss : undefined;
   if (!loss) {
-    missed.push(`${e.origin} ${e.profile} rep ${e.rep}: ${!flow ? 'no matching flow' : flow.series?.loss ? 'flow runs > 10% past the 30 s cut' : 'no loss counts (QUIC without a key log?)'}`);
+    missed.push(`${e.origin} ${e.profile} rep ${e.rep}: ${!flow ? 'no matching flow' : flow.series?.loss ? 'no loss checkpoint before the 30 s cut' : 'no loss counts (QUIC without a key log?)'}`);
     delete e.loss;
     continue;
   }

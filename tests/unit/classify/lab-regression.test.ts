@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { toSeries, truncateEntry, type DatasetEntry } from '../../../src/train/dataset.js';
 import { classifyFlow } from '../../../src/classify/index.js';
 import { classifyEntries } from '../../../src/train/bench.js';
 import { shippedModel } from './shippedModel.js';
@@ -51,6 +51,19 @@ describe('shipped model on committed fresh lab traces', () => {
     for (const { loss: _none, ...e } of bbr) {
       const claims = classifyFlow(toSeries(e), shippedModel()).evidence?.claims ?? [];
       expect(claims.filter((c) => c.classifier === 'loss-agnostic')).toEqual([]);
+    }
+  });
+
+  it('a trace cut to 15 s recounts its losses at the cut, and quinn\'s BBR is still named from them', () => {
+    for (const e of entries.filter((x) => x.origin === 'quinn-bbr')) {
+      const cut = truncateEntry(e, 15);
+      expect(cut.t[cut.t.length - 1]).toBeLessThanOrEqual(15);
+      // Counted up to the last half-second checkpoint before the cut, not over the whole flow.
+      expect(cut.loss!.sentBytes).toBeLessThan(e.loss!.sentBytes);
+      expect(cut.loss!.checkpoints!.at(-1)![0]).toBeGreaterThan(14.4);
+      expect(cut.loss!.checkpoints!.at(-1)![0]).toBeLessThanOrEqual(15);
+      const claims = classifyFlow(toSeries(cut), shippedModel()).evidence?.claims ?? [];
+      expect(claims.filter((c) => c.classifier === 'loss-agnostic').map((c) => c.label)).toEqual(['BBRv1']);
     }
   });
 
