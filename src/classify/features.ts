@@ -7,7 +7,7 @@ import { detectBackoffs, type Backoff } from './backoffs.js';
 import type { PipelineConfig } from './config.js';
 import { appLimitedFraction, computeExclusion } from './exclusion.js';
 import { findSlowStartEnd, segmentTrace } from './segment.js';
-import { describeFlowShape, describeRateTexture, typicalSegmentBytes } from './flowShape.js';
+import { describeFlowShape, describeLoss, describeRateTexture, typicalSegmentBytes } from './flowShape.js';
 import { describeSegment, type SegmentShape } from './segmentFeatures.js';
 import { smoothSeries } from './smooth.js';
 
@@ -65,7 +65,7 @@ export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): Flo
   };
   // Rate-based texture (ProbeRTT-like dips, pulses) completes the descriptor, so the learned
   // model also knows what a BBR flow looks like.
-  shape.push(...describeRateTexture(f));
+  shape.push(...describeRateTexture(f), describeLoss(f.loss));
   return f;
 }
 

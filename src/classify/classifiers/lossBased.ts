@@ -61,6 +61,18 @@ export interface LossPrediction {
   logLikelihood: Record<string, number>;
 }
 
+/**
+ * The descriptor in the model's feature order: a model trained before a feature was added
+ * (its featureNames lack it) judges without it, and a feature the code no longer computes is
+ * missing (NaN, skipped by the naive Bayes) rather than misaligned.
+ */
+function descriptorFor(featureNames: readonly string[], shape: readonly number[]): number[] {
+  return featureNames.map((n) => {
+    const i = (FLOW_SHAPE_NAMES as readonly string[]).indexOf(n);
+    return i >= 0 && i < shape.length ? shape[i] : NaN;
+  });
+}
+
 /** Flows with no measured shape feature at all cannot be judged. */
 function judgeable(f: FlowFeatures): boolean {
   return f.shape.slice(0, 3).some((x) => Number.isFinite(x)) || f.backoffs.length > 0;
@@ -68,7 +80,7 @@ function judgeable(f: FlowFeatures): boolean {
 
 export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPrediction | null {
   if (params.gnb.classes.length === 0 || !judgeable(f)) return null;
-  const p = predictGnb(params.gnb, f.shape);
+  const p = predictGnb(params.gnb, descriptorFor(params.gnb.featureNames, f.shape));
   const posterior: Record<string, number> = {};
   for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
   const inDistribution = [...new Set(p.inDistribution.map(labelOf))].sort();
