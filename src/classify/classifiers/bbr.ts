@@ -35,6 +35,13 @@ const paramsSchema = z.object({
   v1ProbeRttSeconds: range,
   v2ProbeRttSeconds: range,
   v2MinCruiseSeconds: z.number().nonnegative(),
+  /**
+   * BBRv2 needs this many dips: one dip gives one interval (from the flow's start) and no
+   * period. A ProbeRTT every ~5 s gives ~5 in a 30 s trace; a single dip ~5 s in named BBRv2
+   * in 6 of ~700 lab traces, 3 of them loss-based (CUBIC, Veno twice) and never kernel BBR
+   * alone (its learned class names it).
+   */
+  v2MinDips: z.number().int().min(1).default(2),
   /** Dip intervals with a larger coefficient of variation are not periodic. */
   maxIntervalCv: z.number().nonnegative(),
   /**
@@ -88,7 +95,7 @@ function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFinding
     out.decision = { label: BBR_V1, confidence: Math.min(1, 0.6 + pulse.strength * 0.5), note: 'ProbeBW pulses and ~10 s ProbeRTT' };
   } else if (pulsesFound && !hasDips && f.durationSeconds < p.v1ProbeRttSeconds.max) {
     out.decision = { label: BBR_V1, confidence: 0.5, note: 'ProbeBW pulses; trace too short to see ProbeRTT' };
-  } else if (!pulsesFound && hasDips && dipsPeriodic && within(dipPeriod, p.v2ProbeRttSeconds) && rate.longestCruiseSeconds >= p.v2MinCruiseSeconds) {
+  } else if (!pulsesFound && rate.dips.length >= p.v2MinDips && dipsPeriodic && within(dipPeriod, p.v2ProbeRttSeconds) && rate.longestCruiseSeconds >= p.v2MinCruiseSeconds) {
     out.decision = { label: BBR_V2, confidence: 0.85, note: 'cruise without probing and ~5 s ProbeRTT' };
   } else if (pulsesFound || (rate.dips.length >= p.otherMinDips && dipsPeriodic)) {
     out.decision = { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses, ProbeRTT timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
@@ -111,6 +118,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     v1ProbeRttSeconds: { min: 8, max: 12.5 },
     v2ProbeRttSeconds: { min: 3.5, max: 6.5 },
     v2MinCruiseSeconds: 2,
+    v2MinDips: 2,
     maxIntervalCv: 0.25,
     otherMinDips: 3,
     minPlateauShare: 0.5,

@@ -201,4 +201,16 @@ describe('BBR "other version" from ProbeRTT-like dips alone', () => {
     expect(bbr.probeRttIntervalsSeconds.length).toBe(2);
     expect(bbr.decision).toBeNull();
   });
+
+  it('one dip ~5 s in, then a cruise, is not BBRv2: one dip shows no period (lab CUBIC and Veno did this)', () => {
+    const one = bbrOf(flatWithDips(1103, [5], 29));
+    expect(one.dips).toHaveLength(1);
+    // The time from the start is the only interval, inside v2's 3.5-6.5 s: only the dip count keeps it out.
+    expect(one.probeRttIntervalsSeconds).toHaveLength(1);
+    expect(one.probeRttIntervalsSeconds[0]).toBeGreaterThan(3.5);
+    expect(one.probeRttIntervalsSeconds[0]).toBeLessThan(6.5);
+    expect(one.decision).toBeNull();
+    // Two dips with that timing are BBRv2.
+    expect(bbrOf(flatWithDips(1104, [5, 10], 29)).decision).toBe('BBRv2');
+  });
 });
