@@ -32,8 +32,10 @@ export interface FlowFeatures {
   segmentBytes: number;
   /** The flow's descriptor for the loss-based classifier (FLOW_SHAPE_NAMES order). */
   shape: number[];
-  /** The sender's whole-flow losses, when the trace could count them. */
+  /** The sender's losses (up to the trace's end or cut), when the trace could count them. */
   loss: SenderLoss | null;
+  /** The transport that carried the flow, when the series says. */
+  transport: 'tcp' | 'quic' | null;
 }
 
 export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatures {
@@ -62,6 +64,7 @@ export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): Flo
     segmentBytes,
     shape,
     loss: series.loss ?? null,
+    transport: series.transport ?? null,
   };
   // Rate-based texture (ProbeRTT-like dips, pulses) completes the descriptor, so the learned
   // model also knows what a BBR flow looks like.

@@ -65,6 +65,8 @@ export interface GnbFitOptions {
   shrinkCount?: number;
   /** Keep each class's training vectors (for the nearest-kernel gate, oodNearest). */
   keepExamples?: boolean;
+  /** Per feature name: no class's standard deviation below this (features the lab measures more steadily than the world does). */
+  minSd?: Readonly<Record<string, number>>;
 }
 
 const LOG_2PI = Math.log(2 * Math.PI);
@@ -105,7 +107,8 @@ export function fitGnb(xs: number[][], labels: string[], opts: GnbFitOptions): G
       mu.push(col.length ? mean(col) : 0);
       const own = col.length > 1 ? variance(col) : 0;
       const shrunk = col.length + shrink > 0 ? (col.length * own + shrink * pooled[j]) / (col.length + shrink) : 0;
-      va.push(shrunk + floor[j] * (col.length ? 1 : 1e6));
+      const minVariance = (opts.minSd?.[opts.featureNames[j]] ?? 0) ** 2;
+      va.push(Math.max(minVariance, shrunk + floor[j] * (col.length ? 1 : 1e6)));
     }
     const prior = opts.priors === 'uniform' ? 1 / classes.length : rows.length / xs.length;
     const examples = opts.keepExamples ? { examples: rows.map((r) => r.map((v) => (Number.isFinite(v) ? v : null))) } : {};

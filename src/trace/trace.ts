@@ -275,7 +275,7 @@ export class TraceBuilder {
       ...base,
       handshake: f.handshake,
       bifMethod: 'tcp-seq-ack',
-      series: { t, bif, appLimited: appLimitedColumn(flags), rttSeconds: rtt.medianSeconds, loss: { sentBytes: stats.dataBytes, lostBytes: stats.retransmittedBytes, checkpoints: rebaseCheckpoints(server.lossTimeline.checkpoints, f.firstTime) } },
+      series: { t, bif, appLimited: appLimitedColumn(flags), transport: 'tcp', rttSeconds: rtt.medianSeconds, loss: { sentBytes: stats.dataBytes, lostBytes: stats.retransmittedBytes, checkpoints: rebaseCheckpoints(server.lossTimeline.checkpoints, f.firstTime) } },
       sampleFlags: flags,
       rtt,
       appLimitedSamples,
@@ -365,7 +365,7 @@ export class TraceBuilder {
       handshake: c.handshakeSeen,
       bifMethod: `quic-${q.method}`,
       series: {
-        t, bif: q.bif, appLimited: appLimitedColumn(q.flags), rttSeconds,
+        t, bif: q.bif, appLimited: appLimitedColumn(q.flags), transport: 'quic', rttSeconds,
         // Losses are known only when the packets could be read (key log), not guessed.
         ...(q.exact ? { loss: { sentBytes: q.exact.series.stats.sentBytes, lostBytes: q.exact.series.stats.lostBytes, checkpoints: rebaseCheckpoints(q.exact.series.lossCheckpoints, start) } } : {}),
       },

@@ -14,6 +14,11 @@ export interface BifSeries {
    * e.g. an ABR pause), so a drop in BiF there is not a congestion back-off.
    */
   appLimited?: Uint8Array;
+  /**
+   * The transport that carried it, when known: the learned model compares a flow with the
+   * classes trained on the same transport (lab QUIC stacks' shapes are not TCP shapes).
+   */
+  transport?: 'tcp' | 'quic';
   /** Median RTT of the flow in seconds, measured from the trace itself. */
   rttSeconds: number;
   /**

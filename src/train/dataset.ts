@@ -45,11 +45,12 @@ export type Dataset = z.infer<typeof datasetSchema>;
 /** Traces of at most this long: the benchmark's target is judged on <= 30 s traces. */
 export const MAX_TRACE_SECONDS = 30;
 
-export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds' | 'loss'>): BifSeries {
+export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds' | 'loss'> & { protocol?: DatasetEntry['protocol'] }): BifSeries {
   return {
     t: Float64Array.from(e.t),
     bif: Float64Array.from(e.bif),
     ...(e.appLimited ? { appLimited: Uint8Array.from(e.appLimited) } : {}),
+    ...(e.protocol ? { transport: e.protocol } : {}),
     rttSeconds: e.rttSeconds,
     ...(e.loss ? { loss: { ...e.loss } } : {}),
   };
@@ -72,7 +73,8 @@ export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
   const n = samplesWithin(s.t, maxSeconds);
   if (n === s.t.length) return s;
   const loss = s.loss ? lossAt(s.loss, maxSeconds, s.t[s.t.length - 1]) : null;
-  return { t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), rttSeconds: s.rttSeconds, ...(loss ? { loss } : {}) };
+  const { loss: _whole, ...rest } = s;
+  return { ...rest, t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), ...(loss ? { loss } : {}) };
 }
 
 /** A dataset entry cut to its first `maxSeconds` (shorter-trace studies), its losses recounted as truncateSeries does. */

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow } from '../../../src/classify/classifyFlow.js';
+import { fuseProfiles } from '../../../src/classify/fusion.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
 
@@ -20,16 +21,27 @@ const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) 
 const of = (origin: string) => entries.filter((e) => e.origin === origin);
 
 describe('shipped model on browser flows from the lab', () => {
-  it.each(['nebby-50', 'nebby-100'])('the static page\'s CUBIC flow is CUBIC, with no BBR claim from a sub-period (%s)', (profile) => {
+  it.each(['nebby-50', 'nebby-100'])('the static page\'s CUBIC flow is never named another CCA, with no BBR claim from a sub-period (%s)', (profile) => {
     const e = of('www-static').find((x) => x.profile === profile)!;
     const v = classifyFlow(toSeries(e), shippedModel());
     const bbr = v.evidence!.classifiers.bbr as { pulsesFound: boolean; probeBwPeriodRtts: number; probeBwStrength: number; probeBwRepeatStrength: number };
-    expect(v.label, v.reason).toBe('CUBIC');
+    // nebby-100: CUBIC. nebby-50: Unknown since session 7 -- its segments' polynomial
+    // coefficients lie far from every lab bulk TCP CUBIC flow; it had been CUBIC only through
+    // the QUIC CUBIC class, which measures no such coefficients and so admitted anything there
+    // (a TCP flow is now judged against TCP classes only).
+    expect(v.label, v.reason).toBe(profile === 'nebby-100' ? 'CUBIC' : 'Unknown');
     expect(v.evidence!.claims.filter((c) => c.label.startsWith('BBR'))).toEqual([]);
     // The ACF does peak inside the ProbeBW window, strongly enough to count as pulses
     // (>= 0.15: measured 0.42 / 0.17); the peak does not repeat at twice the lag.
     expect(bbr.probeBwStrength).toBeGreaterThanOrEqual(0.15);
     expect(bbr.probeBwRepeatStrength).toBeLessThan(0.5 * bbr.probeBwStrength);
+  });
+
+  it('the two profiles together name the static page\'s flow CUBIC', () => {
+    const vs = of('www-static').map((e) => classifyFlow(toSeries(e), shippedModel()));
+    expect(vs).toHaveLength(2);
+    const fused = fuseProfiles(vs);
+    expect(fused.label, fused.reason).toBe('CUBIC');
   });
 
   it.each(['nebby-50', 'nebby-100'])('the audio stream is request-limited, not a CCA (%s)', (profile) => {
