@@ -38,13 +38,19 @@ export class LossTimeline {
       // Nothing happened between it and t, so it stands for every grid point up to t: one
       // checkpoint per gap, however long (a corrupt capture's time jump cannot make millions).
       this.next += this.step * (Math.floor((t - this.next) / this.step) + 1);
+      // At times so large that a step is below a double's resolution, move past t anyway.
+      if (!(this.next > t)) this.next = t + Math.max(this.step, Math.abs(t) * Number.EPSILON * 2);
     }
   }
 }
 
-/** Checkpoints moved to a clock that starts at `origin` (the flow's first packet), to 0.1 ms. */
+/**
+ * Checkpoints moved to a clock that starts at `origin` (the flow's first packet), rounded up to
+ * 0.1 ms: rounding down could place a checkpoint before events it counts, so a cut there would
+ * see a loss from after it.
+ */
 export function rebaseCheckpoints(checkpoints: readonly LossCheckpoint[], origin: number): LossCheckpoint[] {
-  return checkpoints.map(([t, sent, lost]) => [Math.round((t - origin) * 1e4) / 1e4, sent, lost]);
+  return checkpoints.map(([t, sent, lost]) => [Math.ceil((t - origin) * 1e4 - 1e-6) / 1e4, sent, lost]);
 }
 
 /**

@@ -22,7 +22,7 @@ export interface BifSeries {
   /** Median RTT of the flow in seconds, measured from the trace itself. */
   rttSeconds: number;
   /**
-   * What the sender lost over the whole flow, when the trace can tell: TCP from its
+   * What the sender lost (over the flow, or up to a cut: checkpoints), when the trace can tell: TCP from its
    * retransmissions, QUIC from the replayed loss recovery (key log only; Nebby's heuristic
    * cannot see losses). Lets a classifier ask whether the sender reacted to loss at all.
    */

@@ -28,7 +28,7 @@ const entrySchema = z.object({
   bif: z.array(z.number()),
   appLimited: z.array(z.number().int()).optional(),
   /**
-   * The sender's losses up to the entry's last sample, with half-second checkpoints so a cut
+   * The sender's losses (the whole flow, or up to the last checkpoint before the 30 s cut), with half-second checkpoints so a cut
    * can recount them (absent in datasets traced before they were kept; checkpoints absent
    * in datasets of session 6).
    */

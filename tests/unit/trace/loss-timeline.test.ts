@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LossTimeline, lossAt, rebaseCheckpoints } from '../../../src/trace/loss-timeline.js';
 import { truncateEntry, truncateSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { traceFile } from '../../../src/trace/index.js';
+import { SampleFlag } from '../../../src/trace/tcp-bif.js';
 
 /** 1000 bytes sent every 0.1 s from t=100 s for 10 s, and 1000 lost at every whole second after the start. */
 function timeline(): LossTimeline {
@@ -57,5 +59,40 @@ describe('loss timeline', () => {
     const { checkpoints: _none, ...whole } = loss;
     expect(truncateEntry({ ...e, loss: whole }, 5.05).loss).toBeUndefined();
     expect(truncateSeries({ t: Float64Array.from(t), bif: Float64Array.from(bif), rttSeconds: 0.2, loss: whole }, 5.05).loss).toBeUndefined();
+  });
+
+  it('a real TCP capture (lab Reno, nebby-100): checkpoints every 0.5 s from the first data segment, and a cut at 12 s recounts what the samples before it show', async () => {
+    const r = await traceFile(new URL('../../fixtures/lab-traces/tcp-reno-nebby-100/capture.pcap', import.meta.url).pathname);
+    const f = r.flows.filter((x) => x.kind === 'tcp').sort((a, b) => b.toClient.payloadBytes - a.toClient.payloadBytes)[0];
+    const s = f.series!;
+    const cps = s.loss!.checkpoints!;
+    // Series and checkpoints share one clock: the first checkpoint is 0.5 s after the first data sample.
+    expect(cps[0][0]).toBeCloseTo(s.t[0] + 0.5, 3);
+    for (let i = 1; i < cps.length; i++) {
+      expect(cps[i][0] - cps[i - 1][0]).toBeCloseTo(0.5, 3); // a bulk transfer leaves no gap
+      expect(cps[i][1]).toBeGreaterThanOrEqual(cps[i - 1][1]);
+      expect(cps[i][2]).toBeGreaterThanOrEqual(cps[i - 1][2]);
+    }
+    const end = s.t[s.t.length - 1];
+    expect(end).toBeGreaterThan(20);
+    expect(s.loss!.lostBytes).toBeGreaterThan(0);
+    // Recounted independently from the per-sample flags: each data sample is one segment sent,
+    // each retransmission sample one segment lost, before the cut's last checkpoint.
+    const cut = truncateSeries(s, 12).loss!;
+    const at = cut.checkpoints!.at(-1)![0];
+    expect(at).toBeLessThanOrEqual(12);
+    expect(at).toBeGreaterThan(11.4);
+    let sent = 0;
+    let lost = 0;
+    for (let i = 0; i < s.t.length && s.t[i] < at; i++) {
+      if (f.sampleFlags![i] & SampleFlag.dataSend) sent++;
+      if (f.sampleFlags![i] & SampleFlag.retransmission) lost++;
+    }
+    const mss = f.tcp!.server.mss;
+    expect(lost).toBeGreaterThan(0);
+    expect(cut.lostBytes).toBe(lost * mss);
+    // Sent: a few segments are shorter than the MSS.
+    expect(Math.abs(cut.sentBytes - sent * mss) / cut.sentBytes).toBeLessThan(0.01);
+    expect(cut.lostBytes).toBeLessThan(s.loss!.lostBytes);
   });
 });
