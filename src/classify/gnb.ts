@@ -48,6 +48,13 @@ export const gnbModelSchema = z.object({
    * training vectors): inside when at least one kernel holds the vector.
    */
   oodNearest: z.boolean().optional(),
+  /**
+   * Features the out-of-distribution gate holds against a flow only when they lie above the
+   * training flow's value (they weigh both ways in the posterior). For the loss share: a flow
+   * that paused or sent less lost less than the lab's bulk flows did, while one that lost more
+   * than a class ever did pushes harder than that controller.
+   */
+  oodUpperOnly: z.array(z.string()).optional(),
 });
 
 export type GnbModel = z.infer<typeof gnbModelSchema>;
@@ -139,13 +146,13 @@ export interface GnbPrediction {
 }
 
 /** sum of squared z-scores over the measured features, and how many there were. */
-export function zSquared(c: Pick<GnbModel['classes'][number], 'mean' | 'variance'>, x: readonly number[]): { z2: number; d: number; maxZ2: number } {
+export function zSquared(c: Pick<GnbModel['classes'][number], 'mean' | 'variance'>, x: readonly number[], upperOnly?: readonly boolean[]): { z2: number; d: number; maxZ2: number } {
   let z2 = 0;
   let d = 0;
   let maxZ2 = 0;
   for (let j = 0; j < x.length; j++) {
     if (!Number.isFinite(x[j])) continue;
-    const e = (x[j] - c.mean[j]) ** 2 / c.variance[j];
+    const e = upperOnly?.[j] && x[j] < c.mean[j] ? 0 : (x[j] - c.mean[j]) ** 2 / c.variance[j];
     z2 += e;
     maxZ2 = Math.max(maxZ2, e);
     d++;
@@ -168,6 +175,7 @@ export function nearestKernelZSquared(
   c: Pick<GnbModel['classes'][number], 'mean' | 'variance' | 'examples'>,
   x: readonly number[],
   maxZ2 = Infinity,
+  upperOnly?: readonly boolean[],
 ): { z2: number; d: number; maxZ2: number } {
   const examples = c.examples ?? [];
   const h2 = kernelBandwidth(examples.length) ** 2;
@@ -179,7 +187,7 @@ export function nearestKernelZSquared(
     for (let j = 0; j < x.length; j++) {
       if (!Number.isFinite(x[j])) continue;
       const ref = e[j] ?? c.mean[j];
-      const q = (x[j] - ref) ** 2 / (c.variance[j] * h2);
+      const q = upperOnly?.[j] && x[j] < ref ? 0 : (x[j] - ref) ** 2 / (c.variance[j] * h2);
       z2 += q;
       worst = Math.max(worst, q);
       d++;
@@ -191,15 +199,17 @@ export function nearestKernelZSquared(
 
 export function predictGnb(model: GnbModel, x: readonly number[]): GnbPrediction {
   const lls = model.classes.map((c) => logLikelihood(c, x));
+  const upperOnly = new Set(model.oodUpperOnly ?? []);
+  const oneSided = upperOnly.size ? model.featureNames.map((n) => upperOnly.has(n)) : undefined;
   const inside = (c: GnbModel['classes'][number], ll: number): boolean => {
     if (model.oodChiK === undefined) return ll >= c.logLikelihoodThreshold;
     const maxZ2 = model.oodMaxZ !== undefined ? model.oodMaxZ ** 2 : Infinity;
     const bound = (d: number) => d + (model.oodChiK as number) * Math.sqrt(2 * d);
     if (model.oodNearest && c.examples?.length) {
-      const { z2, d } = nearestKernelZSquared(c, x, maxZ2);
+      const { z2, d } = nearestKernelZSquared(c, x, maxZ2, oneSided);
       return z2 <= bound(d);
     }
-    const { z2, d, maxZ2: worst } = zSquared(c, x);
+    const { z2, d, maxZ2: worst } = zSquared(c, x, oneSided);
     if (worst > maxZ2) return false;
     return z2 <= bound(d);
   };

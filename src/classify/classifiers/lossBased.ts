@@ -42,6 +42,8 @@ const paramsSchema = z.object({
    * oodNearest); the model then keeps every training descriptor.
    */
   oodNearest: z.boolean().optional(),
+  /** Descriptor features the out-of-distribution gate holds against a flow only above a class's (gnb.ts oodUpperOnly). */
+  oodUpperOnly: z.array(z.string()).optional(),
   /** Per descriptor feature: the smallest standard deviation a class may have (gnb.ts minSd). */
   minSd: z.record(z.string(), z.number().nonnegative()).default({}),
   /** Below this posterior the flow is ambiguous between classes -> Unknown. */
@@ -132,6 +134,10 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     // served over other paths it will spread more. A share within a factor ~1.4 of a class's
     // is not held against it, and the gate (4 kernel widths) admits a factor ~2.5.
     minSd: { logLossShare: 0.15 },
+    // A flow that lost less than a class's lab flows is not shut out for it (a browser's paced
+    // or paused flow loses less than a bulk probe: the lab VOD page's kernel-BBR video lost 0.4%
+    // against 1.3-2%); one that lost more is.
+    oodUpperOnly: ['logLossShare'],
     minPosterior: 0.7,
     gnb: { featureNames: [...FLOW_SHAPE_NAMES], classes: [] },
   }),
@@ -161,6 +167,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       ...(params.oodChiK !== undefined ? { oodChiK: params.oodChiK } : {}),
       ...(params.oodMaxZ !== undefined ? { oodMaxZ: params.oodMaxZ } : {}),
       ...(params.oodNearest !== undefined ? { oodNearest: params.oodNearest } : {}),
+      ...(params.oodUpperOnly !== undefined ? { oodUpperOnly: params.oodUpperOnly } : {}),
     };
     return { ...params, gnb: { ...gnb, ...gate } };
   },
