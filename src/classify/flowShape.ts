@@ -16,6 +16,7 @@
  *  - the share of sent bytes the sender lost (describeLoss), when the trace counted losses.
  * Missing values are NaN (e.g. no back-off at all): the naive Bayes skips them.
  */
+import { lossShareOf } from '../trace/loss-timeline.js';
 import type { SenderLoss } from '../trace/types.js';
 import type { Backoff } from './backoffs.js';
 import { defaultRateOptions } from './classifiers/rateOptions.js';
@@ -204,6 +205,6 @@ const MIN_LOSS_SHARE = 1e-3;
  * and YeAH 4.3-6.1% (held out of training, YeAH had come out as BBRv1, Scalable as Illinois).
  */
 export function describeLoss(loss: SenderLoss | null): number {
-  if (!loss || !(loss.sentBytes > 0)) return NaN;
-  return Math.log10(Math.max(MIN_LOSS_SHARE, Math.min(1, loss.lostBytes / loss.sentBytes)));
+  const share = lossShareOf(loss);
+  return share === null ? NaN : Math.log10(Math.max(MIN_LOSS_SHARE, share));
 }

@@ -10,6 +10,7 @@ import { classifyFlow, loadModel } from '../classify/index.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { Profile } from '../shaper/profile.js';
 import { traceFile } from '../trace/index.js';
+import { lossShareOf } from '../trace/loss-timeline.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
 
 export interface ClassifyCaptureOptions {
@@ -58,10 +59,9 @@ export async function classifyCapture(path: string, o: ClassifyCaptureOptions): 
   const r = await traceFile(inputs.pcap, { keylog: inputs.keylog, clientIps: inputs.clientIps, bottleneck: inputs.bottleneck });
   const flows = r.flows.map((f): ClassifiedFlowRow => {
     const v = f.series ? classifyFlow(f.series, model) : null;
-    const loss = f.series?.loss;
     return {
       flow: f.id, tuple: f.tuple, protocol: f.kind, bifMethod: f.bifMethod, bytes: f.toClient.payloadBytes, durationSeconds: f.durationSeconds,
-      lossShare: loss && loss.sentBytes > 0 ? loss.lostBytes / loss.sentBytes : null,
+      lossShare: lossShareOf(f.series?.loss),
       verdict: v?.label ?? 'Unknown', confidence: v?.confidence ?? 0, reason: v?.reason ?? 'no bytes-in-flight series (plain UDP)',
     };
   });

@@ -6,6 +6,11 @@
  */
 import type { LossCheckpoint } from './types.js';
 
+/** Share of the sent bytes that were lost (at most 1); null when the trace could not count them. */
+export function lossShareOf(loss: { sentBytes: number; lostBytes: number } | null | undefined): number | null {
+  return loss && loss.sentBytes > 0 ? Math.min(1, loss.lostBytes / loss.sentBytes) : null;
+}
+
 /** Grid step: a cut recounts losses to within this much flow time. */
 export const LOSS_CHECKPOINT_SECONDS = 0.5;
 

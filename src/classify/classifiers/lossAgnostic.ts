@@ -21,6 +21,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
+import { lossShareOf } from '../../trace/loss-timeline.js';
 import { median, pick } from '../stats.js';
 import { defineClassifier, type Claim } from '../types.js';
 import type { FlowFeatures } from '../features.js';
@@ -48,8 +49,8 @@ interface Findings {
 
 function analyse(f: FlowFeatures, p: LossAgnosticParams): Findings {
   const none: Findings = { lossFraction: null, lostSegments: null, medianInFlightSegments: null, renoWindowSegments: null, excess: null, match: false };
-  if (!f.loss || f.loss.sentBytes <= 0 || !(f.segmentBytes > 0)) return none;
-  const lossFraction = Math.min(1, f.loss.lostBytes / f.loss.sentBytes);
+  const lossFraction = lossShareOf(f.loss);
+  if (lossFraction === null || !f.loss || !(f.segmentBytes > 0)) return none;
   const lostSegments = f.loss.lostBytes / f.segmentBytes;
   // In-flight over grid points not excluded (idle, application-limited).
   const usable = pick(f.y, (i) => f.mask[i] === 0);
