@@ -4,12 +4,15 @@
  * ProbeRTT dips about every 10 s. BBRv2: no 8-RTT pulses, a cruise of >= 2 s, ProbeRTT
  * about every 5 s. Anything BBR-like (pulses, or periodic short deep dips) that fits
  * neither is 'BBR (other version)' (e.g. BBRv3), not forced into v1/v2.
+ * A BBRv1 that fills the buffer shows no plateau to read pulses from; its ProbeRTT still
+ * drains the window to 4 packets every ~10 s, which the back-off detector sees (probeRttDrains).
  */
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
 import { acfNearRtts, analyseRate, cv, periodInRtts, type RateAnalysis } from '../rate.js';
 import { median } from '../stats.js';
+import type { FlowFeatures } from '../features.js';
 import { defineClassifier, type Claim } from '../types.js';
 import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
 
@@ -49,11 +52,32 @@ const paramsSchema = z.object({
    * apart are also what a loss-based flow's timeouts give in 30 s (lab: Illinois, Vegas,
    * HSTCP named BBR that way, 3 of ~600 traces; true lab BBR never). A ProbeRTT every ~5 s
    * gives 5 in 30 s; one every ~10 s gives only 2, so an unknown BBR with that timing and no
-   * visible pulses now needs a trace of > 30 s (BBRv1 itself is named from pulses and dips).
+   * visible pulses now needs a trace of > 30 s (BBRv1 itself is named from pulses and dips, or
+   * from its drains to 4 packets: drainMaxShare).
    */
   otherMinDips: z.number().int().min(2).default(3),
   minPlateauShare: z.number().min(0).max(1),
   maxPlateauSpread: z.number().positive(),
+  /**
+   * BBRv1's ProbeRTT drains in-flight to 4 packets: a back-off after slow start to at most this
+   * share of its peak is a drain (BBRv2/v3 only halve the window in ProbeRTT, a loss-based cut
+   * keeps >= half; a timeout drains too, but no lab loss-based flow of a >= 20-packet window
+   * drained twice at ProbeRTT's spacing in ~1200 traces).
+   */
+  drainMaxShare: z.number().min(0).max(1).default(0.1),
+  /**
+   * Two drains this far apart (peak to peak) are ProbeRTT: every 10 s, plus ProbeRTT's own
+   * 200 ms and round trip, and the 10 s restarting at its end. Lab kernel BBR, fresh rounds
+   * 3-9 (falls below 10%, any peak): 32 of 34 intervals 10.6-13.3 s, the other two 6.2-6.4 s
+   * beside a third drain.
+   */
+  drainSeconds: range.default({ min: 9, max: 14 }),
+  /**
+   * ProbeRTT holds 4 packets, so only a window well above that shows a drain; a small one
+   * falling that low is a timeout (lab QUIC CUBIC at 12 packets, once in ~1100 lab traces).
+   * Lab kernel BBR drains from 36-76 packets (smoothing reads the 4-packet trough lower).
+   */
+  drainMinPeakPackets: z.number().nonnegative().default(20),
 });
 export type BbrParams = z.infer<typeof paramsSchema>;
 
@@ -66,12 +90,36 @@ interface BbrFindings {
   intervals: number[];
   dipPeriod: number | null;
   dipsPeriodic: boolean;
+  /** Seconds between consecutive ProbeRTT-like drains seen by the back-off detector. */
+  drainIntervals: number[];
   decision: { label: string; confidence: number; note: string } | null;
 }
 
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
 
-function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFindings {
+/** A drain within this many RTTs of slow start's end may be the timeout that ended it. */
+const DRAIN_AFTER_SLOW_START_RTTS = 12;
+
+/**
+ * Intervals (s, peak to peak) between consecutive ProbeRTT-like drains: back-offs falling to at
+ * most drainMaxShare of a peak of at least drainMinPeakPackets, 12 RTTs or more after slow
+ * start. An interval holding excluded time (idle, application-limited) is not measured: a
+ * player fetching one segment every ~10 s drains its flow without any ProbeRTT.
+ */
+export function probeRttDrains(f: Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 't0' | 'dt' | 'rttSeconds'>, p: Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'>): number[] {
+  const minPeak = p.drainMinPeakPackets * Math.max(f.segmentBytes, 1);
+  const from = f.t0 + f.dt * f.slowStartEnd + DRAIN_AFTER_SLOW_START_RTTS * f.rttSeconds;
+  const drains = f.backoffs.filter((b) => b.tPeak >= from && b.peak >= minPeak && b.trough / b.peak <= p.drainMaxShare);
+  const out: number[] = [];
+  for (let k = 1; k < drains.length; k++) {
+    let excluded = false;
+    for (let i = drains[k - 1].iPeak; i <= drains[k].iPeak && !excluded; i++) excluded = f.mask[i] !== 0;
+    if (!excluded) out.push(drains[k].tPeak - drains[k - 1].tPeak);
+  }
+  return out;
+}
+
+function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   // The ACF reaches twice the longest pulse period so a pulse train's repeat can be checked.
   const rate = analyseRate(f, { ...p.rate, maxLagRtts: Math.max(p.rate.maxLagRtts, 2 * p.probeBwRtts.max + 1) });
   // Search from 2 RTTs so a faster oscillation (e.g. Copa's) is seen as its own period,
@@ -87,9 +135,18 @@ function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFinding
   const intervals = [...(rate.firstDipAfter !== null ? [rate.firstDipAfter] : []), ...rate.dipIntervals];
   const dipPeriod = intervals.length ? median(intervals) : null;
   const dipsPeriodic = intervals.length >= 1 && cv(intervals) <= p.maxIntervalCv;
-  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, decision: null };
+  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals: [], decision: null };
+  out.drainIntervals = probeRttDrains(f, p);
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
-  if (!rateLike) return out;
+  // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show.
+  // At least half the intervals at ProbeRTT's spacing: one odd interval beside a third drain
+  // is allowed (lab kernel BBR: 2 of 34), a train at another spacing is not BBRv1's.
+  const atProbeRtt = out.drainIntervals.filter((x) => within(x, p.drainSeconds));
+  const drains = atProbeRtt.length && 2 * atProbeRtt.length >= out.drainIntervals.length ? { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains to <= ${Math.round(100 * p.drainMaxShare)}% of the window, ${atProbeRtt.map((x) => x.toFixed(1)).join(', ')} s apart` } : null;
+  if (!rateLike) {
+    out.decision = drains;
+    return out;
+  }
   const hasDips = rate.dips.length > 0;
   if (pulsesFound && hasDips && dipsPeriodic && within(dipPeriod, p.v1ProbeRttSeconds)) {
     out.decision = { label: BBR_V1, confidence: Math.min(1, 0.6 + pulse.strength * 0.5), note: 'ProbeBW pulses and ~10 s ProbeRTT' };
@@ -99,7 +156,7 @@ function analyse(f: Parameters<typeof analyseRate>[0], p: BbrParams): BbrFinding
     out.decision = { label: BBR_V2, confidence: 0.85, note: 'cruise without probing and ~5 s ProbeRTT' };
   } else if (pulsesFound || (rate.dips.length >= p.otherMinDips && dipsPeriodic)) {
     out.decision = { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses, ProbeRTT timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
-  }
+  } else out.decision = drains;
   return out;
 }
 
@@ -123,6 +180,9 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     otherMinDips: 3,
     minPlateauShare: 0.5,
     maxPlateauSpread: 0.6,
+    drainMaxShare: 0.1,
+    drainSeconds: { min: 9, max: 14 },
+    drainMinPeakPackets: 20,
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {
@@ -145,6 +205,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       probeRttIntervalsSeconds: a.intervals.map((x) => jsonNumber(x, 3)),
       probeRttPeriodSeconds: a.dipPeriod === null ? null : jsonNumber(a.dipPeriod, 3),
       longestCruiseSeconds: jsonNumber(a.rate.longestCruiseSeconds, 3),
+      probeRttDrainIntervalsSeconds: a.drainIntervals.map((x) => jsonNumber(x, 3)),
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
     };

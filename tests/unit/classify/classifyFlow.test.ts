@@ -176,12 +176,13 @@ describe('verdicts are deterministic, JSON and carry evidence', () => {
 
 describe('BBR "other version" from ProbeRTT-like dips alone', () => {
   /** A flat level with deep, short dips at the given times (no ProbeBW pulses). */
-  function flatWithDips(seed: number, dipsAt: number[], durationS: number) {
+  function flatWithDips(seed: number, dipsAt: number[], durationS: number, troughShare?: number) {
     const p = withPath({ seed, durationS });
     const rtt = p.baseRttS;
     const level = 1.5 * p.capacityBps * rtt;
+    const trough = troughShare === undefined ? 4 * p.mss : troughShare * level;
     const knots: Array<[number, number]> = [[0, level]];
-    for (const d of dipsAt) knots.push([d, level], [d + rtt, 4 * p.mss], [d + rtt + 0.2 + rtt, 4 * p.mss], [d + 0.2 + 3 * rtt, level]);
+    for (const d of dipsAt) knots.push([d, level], [d + rtt, trough], [d + rtt + 0.2 + rtt, trough], [d + 0.2 + 3 * rtt, level]);
     knots.push([durationS, level]);
     return buildSeries(p, piecewise(knots), rtt * 1.05);
   }
@@ -193,13 +194,20 @@ describe('BBR "other version" from ProbeRTT-like dips alone', () => {
     expect(bbr.decision).toBe('BBR (other version)');
   });
 
-  it('two deep dips ~12 s apart are not enough: a loss-based flow\'s timeouts look the same', () => {
-    const bbr = bbrOf(flatWithDips(1102, [11, 23], 30));
-    // Both dips seen, periodic, no pulses: only the dip count keeps it from a BBR claim.
-    expect(bbr.dips).toHaveLength(2);
-    expect(bbr.pulsesFound).toBe(false);
-    expect(bbr.probeRttIntervalsSeconds.length).toBe(2);
-    expect(bbr.decision).toBeNull();
+  it('two dips ~12 s apart are not "other version" from dips alone; drained to 4 packets they are BBRv1\'s ProbeRTT', () => {
+    // Dips to a quarter of the level: periodic, no pulses; only the dip count keeps them from a
+    // BBR claim (a loss-based flow's deep cuts can look the same).
+    const quarter = bbrOf(flatWithDips(1102, [11, 23], 30, 0.25));
+    expect(quarter.dips).toHaveLength(2);
+    expect(quarter.pulsesFound).toBe(false);
+    expect(quarter.probeRttIntervalsSeconds.length).toBe(2);
+    expect(quarter.decision).toBeNull();
+    // Drained to BBRv1's 4 packets, 12 s apart: the ProbeRTT drains name it.
+    const drained = classify(flatWithDips(1102, [11, 23], 30));
+    const bbr = drained.evidence!.classifiers.bbr as { decision: string | null; probeRttDrainIntervalsSeconds: number[] };
+    expect(bbr.decision).toBe('BBRv1');
+    expect(bbr.probeRttDrainIntervalsSeconds).toHaveLength(1);
+    expect(bbr.probeRttDrainIntervalsSeconds[0]).toBeCloseTo(12, 0);
   });
 
   it('one dip ~5 s in, then a cruise, is not BBRv2: one dip shows no period (lab CUBIC and Veno did this)', () => {

@@ -1,0 +1,80 @@
+/**
+ * BBRv1 named from its ProbeRTT drains: a kernel BBR that fills the buffer shows no plateau to
+ * read pulses from, but every ~10 s its window drains to 4 packets, which the back-off detector
+ * sees as a fall to <= 10% of the peak. Loss-based cuts keep >= half; a timeout drains too, but
+ * no lab loss-based flow of >= 20 packets did so twice at ProbeRTT's spacing.
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import type { Backoff } from '../../../src/classify/backoffs.js';
+import { bbrClassifier, probeRttDrains, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
+import { classifyFlow } from '../../../src/classify/index.js';
+import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { shippedModel } from './shippedModel.js';
+
+const FIXTURE = new URL('../../fixtures/lab-series/fresh-near.json.gz', import.meta.url);
+const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+const params = bbrClassifier.defaultParams() as BbrParams;
+
+/** A fall from `peak` to `trough` packets (88-byte segments) at time t. */
+const fall = (t: number, peak: number, trough: number): Backoff => ({
+  iPeak: Math.round(t * 100),
+  iTrough: Math.round(t * 100) + 5,
+  tPeak: t,
+  tTrough: t + 0.05,
+  peak: peak * 88,
+  trough: trough * 88,
+  depth: 1 - trough / peak,
+});
+
+describe('probeRttDrains', () => {
+  // A 30 s grid of 10 ms points, 0.1 s RTT, slow start ending at 1 s (start-up to 2.2 s).
+  const grid = { segmentBytes: 88, mask: new Uint8Array(3000), slowStartEnd: 100, t0: 0, dt: 0.01, rttSeconds: 0.1 };
+
+  it('measures the time between falls to <= 10% of a window of >= 20 packets, and only those', () => {
+    const backoffs = [fall(3, 60, 30), fall(11.1, 60, 4), fall(15, 60, 42), fall(22.3, 55, 5)];
+    expect(probeRttDrains({ ...grid, backoffs }, params).map((x) => +x.toFixed(2))).toEqual([11.2]);
+    // A fall to 12% is not a drain; one from a 12-packet window (a timeout) is not either.
+    expect(probeRttDrains({ ...grid, backoffs: [fall(11.1, 60, 7.2), fall(22.3, 55, 5)] }, params)).toEqual([]);
+    expect(probeRttDrains({ ...grid, backoffs: [fall(11.1, 12, 1), fall(22.3, 12, 1)] }, params)).toEqual([]);
+  });
+
+  it('ignores a drain right after slow start and an interval holding idle or application-limited time', () => {
+    // The fall at 1.5 s may be the timeout that ended slow start: 11.1 -> 22.3 is the only interval.
+    expect(probeRttDrains({ ...grid, backoffs: [fall(1.5, 60, 2), fall(11.1, 60, 4), fall(22.3, 55, 5)] }, params).map((x) => +x.toFixed(2))).toEqual([11.2]);
+    // A pause between the drains (a player between two segments) voids that interval.
+    const mask = new Uint8Array(3000);
+    mask.fill(1, 1500, 1600);
+    expect(probeRttDrains({ ...grid, mask, backoffs: [fall(11.1, 60, 4), fall(22.3, 55, 5)] }, params)).toEqual([]);
+  });
+});
+
+describe('ProbeRTT drains on committed lab traces', () => {
+  const bbrNotes = (e: DatasetEntry) =>
+    (classifyFlow(toSeries(e), shippedModel()).evidence?.claims ?? []).filter((c) => c.classifier === 'bbr').map((c) => `${c.label}: ${c.note}`);
+
+  it('name kernel BBR under both profiles (measured: drains 11.2 and 11.0 s apart)', () => {
+    const bbr = entries.filter((e) => e.origin === 'tcp-bbr');
+    expect(bbr).toHaveLength(2);
+    for (const e of bbr) {
+      const notes = bbrNotes(e);
+      expect(notes, e.profile).toHaveLength(1);
+      expect(notes[0], e.profile).toMatch(/^BBRv1: ProbeRTT drains to <= 10% of the window, 1\d\.\d s apart$/);
+      expect(classifyFlow(toSeries(e), shippedModel()).label, e.profile).toBe('BBRv1');
+    }
+  });
+
+  it('name no other controller (11 loss-based and delay-based TCP, 5 QUIC stacks)', () => {
+    const others = entries.filter((e) => e.origin !== 'tcp-bbr' && e.origin !== 'quinn-bbr');
+    expect(others).toHaveLength(30);
+    expect(others.filter((e) => bbrNotes(e).some((n) => n.includes('ProbeRTT drains'))).map((e) => `${e.origin} ${e.profile}`)).toEqual([]);
+  });
+
+  it('lose the answer when drains come too far apart (the spacing is what names BBR)', () => {
+    const e = entries.find((x) => x.origin === 'tcp-bbr' && x.profile === 'nebby-100')!;
+    const model = shippedModel();
+    const narrow = { ...model, classifiers: { ...model.classifiers, bbr: { ...params, drainSeconds: { min: 20, max: 25 } } } };
+    expect((classifyFlow(toSeries(e), narrow).evidence?.claims ?? []).filter((c) => c.classifier === 'bbr')).toEqual([]);
+  });
+});
