@@ -4,6 +4,7 @@
  * share of its peak. Falls into excluded (idle/app-limited) stretches do not count.
  */
 import type { PipelineConfig } from './config.js';
+import { anyExcluded } from './exclusion.js';
 
 export interface Backoff {
   /** Grid index of the peak before the fall and of the trough after it. */
@@ -60,8 +61,7 @@ export function detectBackoffs(s: BackoffInput, cfg: PipelineConfig['backoff']):
       iPeak = prev.iPeak;
       out.pop();
     }
-    let touchesExcluded = false;
-    for (let j = iPeak; j <= iTrough; j++) if (mask[j] !== 0) touchesExcluded = true;
+    const touchesExcluded = anyExcluded(mask, iPeak, iTrough);
     const peak = y[iPeak];
     const trough = y[iTrough];
     const depth = peak > 0 ? (peak - trough) / peak : 0;

@@ -10,6 +10,12 @@ export const EXCLUDED_NONE = 0;
 export const EXCLUDED_APP_LIMITED = 1;
 export const EXCLUDED_IDLE = 2;
 
+/** True when any grid point in [from, to] is excluded (idle or application-limited). */
+export function anyExcluded(mask: Uint8Array, from: number, to: number): boolean {
+  for (let i = Math.max(0, from); i <= to && i < mask.length; i++) if (mask[i] !== EXCLUDED_NONE) return true;
+  return false;
+}
+
 /** Per grid point: 0 usable, 1 application-limited, 2 idle. */
 export function computeExclusion(s: SmoothedSeries, cfg: PipelineConfig['exclusion']): Uint8Array {
   const n = s.y.length;

@@ -21,6 +21,7 @@
 import { lossShareOf } from '../trace/loss-timeline.js';
 import type { SenderLoss } from '../trace/types.js';
 import type { Backoff } from './backoffs.js';
+import { anyExcluded } from './exclusion.js';
 import { defaultRateOptions } from './classifiers/rateOptions.js';
 import type { FlowFeatures } from './features.js';
 import { analyseRate } from './rate.js';
@@ -88,7 +89,7 @@ function slope(y: Float64Array, a: number, b: number): number {
 const medianOrNaN = (xs: number[]): number => (xs.length ? median(xs) : NaN);
 
 /** Grid index where start-up ends: STARTUP_RTTS after slow start. */
-const startupEndIndex = (n: number, slowStartEnd: number, perRtt: number): number => Math.min(n, slowStartEnd + Math.round(STARTUP_RTTS * perRtt));
+export const startupEndIndex = (n: number, slowStartEnd: number, perRtt: number): number => Math.min(n, slowStartEnd + Math.round(STARTUP_RTTS * perRtt));
 
 /** The back-offs that are not the transfer draining at the end of an n-point grid. */
 const beforeDrain = (backoffs: Backoff[], n: number, perRtt: number): Backoff[] => {
@@ -242,10 +243,7 @@ export function describeCycleRise(f: Pick<FlowFeatures, 'backoffs' | 'mask' | 's
   const rise: number[] = [];
   for (let k = 0; k + 1 < steady.length; k++) {
     const [from, to] = [steady[k], steady[k + 1]];
-    if (to.iPeak <= from.iTrough) continue;
-    let idle = false;
-    for (let i = from.iTrough; i <= to.iPeak && !idle; i++) idle = f.mask[i] !== 0;
-    if (!idle) rise.push((to.peak - from.trough) / mss);
+    if (to.iPeak > from.iTrough && !anyExcluded(f.mask, from.iTrough, to.iPeak)) rise.push((to.peak - from.trough) / mss);
   }
   return medianOrNaN(rise);
 }

@@ -12,7 +12,9 @@ import type { JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
 import { acfNearRtts, analyseRate, cv, periodInRtts, type RateAnalysis } from '../rate.js';
 import { median } from '../stats.js';
+import { anyExcluded } from '../exclusion.js';
 import type { FlowFeatures } from '../features.js';
+import { startupEndIndex } from '../flowShape.js';
 import { defineClassifier, type Claim } from '../types.js';
 import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
 
@@ -97,26 +99,34 @@ interface BbrFindings {
 
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
 
-/** A drain within this many RTTs of slow start's end may be the timeout that ended it. */
-const DRAIN_AFTER_SLOW_START_RTTS = 12;
-
 /**
  * Intervals (s, peak to peak) between consecutive ProbeRTT-like drains: back-offs falling to at
- * most drainMaxShare of a peak of at least drainMinPeakPackets, 12 RTTs or more after slow
- * start. An interval holding excluded time (idle, application-limited) is not measured: a
- * player fetching one segment every ~10 s drains its flow without any ProbeRTT.
+ * most drainMaxShare of a peak of at least drainMinPeakPackets, after start-up (a drain right
+ * after slow start may be the timeout that ended it). An interval holding excluded time (idle,
+ * application-limited) is not measured: a player fetching one segment every ~10 s drains its
+ * flow without any ProbeRTT.
  */
-export function probeRttDrains(f: Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 't0' | 'dt' | 'rttSeconds'>, p: Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'>): number[] {
+export function probeRttDrains(f: Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds'>, p: Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'>): number[] {
   const minPeak = p.drainMinPeakPackets * Math.max(f.segmentBytes, 1);
-  const from = f.t0 + f.dt * f.slowStartEnd + DRAIN_AFTER_SLOW_START_RTTS * f.rttSeconds;
-  const drains = f.backoffs.filter((b) => b.tPeak >= from && b.peak >= minPeak && b.trough / b.peak <= p.drainMaxShare);
+  const startupEnd = startupEndIndex(f.mask.length, f.slowStartEnd, f.rttSeconds / f.dt);
+  const drains = f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && b.trough / b.peak <= p.drainMaxShare);
   const out: number[] = [];
   for (let k = 1; k < drains.length; k++) {
-    let excluded = false;
-    for (let i = drains[k - 1].iPeak; i <= drains[k].iPeak && !excluded; i++) excluded = f.mask[i] !== 0;
-    if (!excluded) out.push(drains[k].tPeak - drains[k - 1].tPeak);
+    if (!anyExcluded(f.mask, drains[k - 1].iPeak, drains[k].iPeak)) out.push(drains[k].tPeak - drains[k - 1].tPeak);
   }
   return out;
+}
+
+/**
+ * BBRv1 from its drains when at least half the intervals between them lie at ProbeRTT's
+ * spacing: one odd interval beside a third drain is allowed (lab kernel BBR: 2 of 34), a train
+ * at another spacing is not BBRv1's.
+ */
+function drainDecision(intervals: number[], p: BbrParams): BbrFindings['decision'] {
+  const atProbeRtt = intervals.filter((x) => within(x, p.drainSeconds));
+  if (atProbeRtt.length === 0 || 2 * atProbeRtt.length < intervals.length) return null;
+  const apart = atProbeRtt.map((x) => x.toFixed(1)).join(', ');
+  return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains to <= ${Math.round(100 * p.drainMaxShare)}% of the window, ${apart} s apart` };
 }
 
 function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
@@ -135,16 +145,12 @@ function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   const intervals = [...(rate.firstDipAfter !== null ? [rate.firstDipAfter] : []), ...rate.dipIntervals];
   const dipPeriod = intervals.length ? median(intervals) : null;
   const dipsPeriodic = intervals.length >= 1 && cv(intervals) <= p.maxIntervalCv;
-  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals: [], decision: null };
-  out.drainIntervals = probeRttDrains(f, p);
+  const drainIntervals = probeRttDrains(f, p);
+  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals, decision: null };
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
   // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show.
-  // At least half the intervals at ProbeRTT's spacing: one odd interval beside a third drain
-  // is allowed (lab kernel BBR: 2 of 34), a train at another spacing is not BBRv1's.
-  const atProbeRtt = out.drainIntervals.filter((x) => within(x, p.drainSeconds));
-  const drains = atProbeRtt.length && 2 * atProbeRtt.length >= out.drainIntervals.length ? { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains to <= ${Math.round(100 * p.drainMaxShare)}% of the window, ${atProbeRtt.map((x) => x.toFixed(1)).join(', ')} s apart` } : null;
   if (!rateLike) {
-    out.decision = drains;
+    out.decision = drainDecision(drainIntervals, p);
     return out;
   }
   const hasDips = rate.dips.length > 0;
@@ -156,7 +162,7 @@ function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
     out.decision = { label: BBR_V2, confidence: 0.85, note: 'cruise without probing and ~5 s ProbeRTT' };
   } else if (pulsesFound || (rate.dips.length >= p.otherMinDips && dipsPeriodic)) {
     out.decision = { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses, ProbeRTT timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
-  } else out.decision = drains;
+  } else out.decision = drainDecision(drainIntervals, p);
   return out;
 }
 
