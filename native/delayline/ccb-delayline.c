@@ -14,7 +14,7 @@
  *
  * stdout protocol (read by src/shaper/delayline.ts):
  *   "ready"           once the queue is bound and configured
- *   {"packets":...}   one JSON stats line on SIGUSR1, and a final one on SIGTERM/SIGINT
+ *   {"lateWindowsUs":...,"packets":...}   one JSON stats line on SIGUSR1, and a final one on SIGTERM/SIGINT
  * Exit codes: 0 stopped by signal, 2 bad arguments, 3 not root, 4 queue setup failed,
  *             5 runtime netlink failure.
  */
@@ -60,6 +60,8 @@
 #define LATE_THRESHOLD_NS 1000000LL
 /* Kernel stamps older than this at read time are not trusted (see arrival_ns). */
 #define MAX_STAMP_LAG_NS 20000000LL
+/* How many late-release windows the stats keep (see struct late_window). */
+#define LATE_LOG_MAX 1024
 
 struct held_packet {
 	uint32_t id;
@@ -74,6 +76,14 @@ struct ring {
 	size_t capacity, head, count;
 };
 
+/* A stretch of due times whose packets left more than LATE_THRESHOLD_NS late: every packet
+ * due in [due_real_ns, released_real_ns] left at released_real_ns. This program's timing is
+ * exact on an idle machine, so such windows are the host's (a VM descheduled, a kernel without
+ * preemption busy elsewhere): the shaper check uses them to tell host stalls from the link. */
+struct late_window {
+	int64_t due_real_ns, released_real_ns;
+};
+
 struct stats {
 	uint64_t packets;
 	uint64_t kernel_stamped; /* packets whose arrival time came from the kernel */
@@ -85,6 +95,9 @@ struct stats {
 	uint64_t enobufs;
 	uint64_t ring_overflows;
 	uint64_t verdict_errors;
+	struct late_window late_log[LATE_LOG_MAX];
+	size_t late_logged;
+	uint64_t late_log_dropped;
 };
 
 struct delayline {
@@ -181,7 +194,12 @@ static void print_stats(const struct delayline *dl)
 {
 	long long qdrop, udrop;
 	read_kernel_queue_drops(dl->queue_num, &qdrop, &udrop);
-	printf("{\"packets\":%" PRIu64 ",\"maxHeld\":%" PRIu64 ",\"lateReleasesOver1ms\":%" PRIu64
+	printf("{\"lateWindowsUs\":[");
+	for (size_t i = 0; i < dl->stats.late_logged; i++)
+		printf("%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", dl->stats.late_log[i].due_real_ns / 1000,
+		       dl->stats.late_log[i].released_real_ns / 1000);
+	printf("],\"lateWindowsDropped\":%" PRIu64 ",", dl->stats.late_log_dropped);
+	printf("\"packets\":%" PRIu64 ",\"maxHeld\":%" PRIu64 ",\"lateReleasesOver1ms\":%" PRIu64
 	       ",\"enobufs\":%" PRIu64 ",\"held\":%zu,\"maxLateUs\":%.1f,\"kernelStamped\":%" PRIu64
 	       ",\"readLagOver1ms\":%" PRIu64 ",\"maxReadLagUs\":%.1f,\"ringOverflows\":%" PRIu64
 	       ",\"verdictErrors\":%" PRIu64 ",\"kernelQueueDropped\":%lld,\"kernelUserDropped\":%lld}\n",
@@ -272,6 +290,22 @@ static int drain_socket(struct delayline *dl, char *buf, size_t buflen)
 	return 0;
 }
 
+/* Remembers (in CLOCK_REALTIME, the clock of packet captures) that packets due from
+ * `first_due` on left at `released` (both CLOCK_MONOTONIC). */
+static void log_late_window(struct delayline *dl, int64_t first_due, int64_t released)
+{
+	if (dl->stats.late_logged == LATE_LOG_MAX) {
+		dl->stats.late_log_dropped++;
+		return;
+	}
+	struct timespec real;
+	clock_gettime(CLOCK_REALTIME, &real);
+	int64_t real_minus_mono = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec - mono_ns();
+	struct late_window *w = &dl->stats.late_log[dl->stats.late_logged++];
+	w->due_real_ns = first_due + real_minus_mono;
+	w->released_real_ns = released + real_minus_mono;
+}
+
 /* Accepts every held packet whose release time has come, oldest first. Consecutive
  * due packets share one batch verdict (valid because ids increase in FIFO order). */
 static void release_due(struct delayline *dl)
@@ -280,11 +314,15 @@ static void release_due(struct delayline *dl)
 	int64_t now = mono_ns();
 	size_t due = 0;
 	uint32_t last_id = 0;
+	int64_t first_late_due = -1;
 	while (r->count > 0) {
 		struct held_packet *p = &r->slots[r->head];
 		if (p->release_ns > now) break;
 		int64_t late = now - p->release_ns;
-		if (late > LATE_THRESHOLD_NS) dl->stats.late_over_1ms++;
+		if (late > LATE_THRESHOLD_NS) {
+			dl->stats.late_over_1ms++;
+			if (first_late_due < 0) first_late_due = p->release_ns;
+		}
 		if (late > dl->stats.max_late_ns) dl->stats.max_late_ns = late;
 		last_id = p->id;
 		due++;
@@ -295,6 +333,7 @@ static void release_due(struct delayline *dl)
 	int rc = due == 1 ? nfq_set_verdict(dl->qh, last_id, NF_ACCEPT, 0, NULL)
 			  : nfq_set_verdict_batch(dl->qh, last_id, NF_ACCEPT);
 	if (rc < 0) dl->stats.verdict_errors++;
+	if (first_late_due >= 0) log_late_window(dl, first_late_due, now);
 }
 
 static void become_realtime(void)

@@ -50,30 +50,77 @@ export function readTaggedUdp(file: string): TaggedUdpPacket[] {
   return out;
 }
 
+/** One probe's round trip, timed by the kernel at the client's tap. */
+export interface ProbeTiming {
+  seq: number;
+  /** Client's send to the echo's arrival, less the turnaround at the server-side tap if given. */
+  rttMs: number;
+  /**
+   * Capture times (s) at which the probe and its echo entered the shaper: the client's send,
+   * and the echo's pass by the server-side tap (when given). A delay stage that wakes late
+   * at entry + delay delays this probe.
+   */
+  enteredShaperAt: number[];
+}
+
 /**
- * Round-trip times (ms) of probes: client's send to the echo's arrival, both seen at the client.
+ * Round trips of probes: client's send to the echo's arrival, both seen at the client.
  * With `atServerSide` (a tap between the delay stage and the echo server), each probe's
  * turnaround there (the echo process's own scheduling, not the network's) is taken off, so a
  * busy host does not pass for a slow link.
  */
-export function probeRttsMs(packets: TaggedUdpPacket[], echoPort: number, atServerSide?: TaggedUdpPacket[]): number[] {
-  const turnaround = atServerSide ? probeRoundTrips(atServerSide, echoPort) : new Map<number, number>();
-  return [...probeRoundTrips(packets, echoPort)].map(([seq, ms]) => ms - (turnaround.get(seq) ?? 0));
+export function probeTimings(packets: TaggedUdpPacket[], echoPort: number, atServerSide?: TaggedUdpPacket[]): ProbeTiming[] {
+  const atClient = probeRoundTrips(packets, echoPort);
+  const atServer = atServerSide ? probeRoundTrips(atServerSide, echoPort) : new Map<number, RoundTrip>();
+  return [...atClient].map(([seq, c]) => {
+    const s = atServer.get(seq);
+    return { seq, rttMs: (c.echoAt - c.sentAt) * 1000 - (s ? (s.echoAt - s.sentAt) * 1000 : 0),
+      enteredShaperAt: s ? [c.sentAt, s.echoAt] : [c.sentAt] };
+  });
 }
 
-/** Per probe sequence number: ms from the probe to its echo, both seen by one tap. */
-function probeRoundTrips(packets: TaggedUdpPacket[], echoPort: number): Map<number, number> {
+/** Round-trip times (ms) of probes (see probeTimings). */
+export function probeRttsMs(packets: TaggedUdpPacket[], echoPort: number, atServerSide?: TaggedUdpPacket[]): number[] {
+  return probeTimings(packets, echoPort, atServerSide).map((p) => p.rttMs);
+}
+
+interface RoundTrip { sentAt: number; echoAt: number }
+
+/** Per probe sequence number: when one tap saw the probe, and its echo. */
+function probeRoundTrips(packets: TaggedUdpPacket[], echoPort: number): Map<number, RoundTrip> {
   const sent = new Map<number, number>();
-  const rtts = new Map<number, number>();
+  const trips = new Map<number, RoundTrip>();
   for (const p of packets) {
     if (p.tag !== 'PROB') continue;
     if (p.dstPort === echoPort) { if (!sent.has(p.seq)) sent.set(p.seq, p.time); }
     else if (p.srcPort === echoPort) {
       const t0 = sent.get(p.seq);
-      if (t0 !== undefined && !rtts.has(p.seq)) rtts.set(p.seq, (p.time - t0) * 1000);
+      if (t0 !== undefined && !trips.has(p.seq)) trips.set(p.seq, { sentAt: t0, echoAt: p.time });
     }
   }
-  return rtts;
+  return trips;
+}
+
+/**
+ * Which probes a late wake-up of the delay stage held back: a probe is host-delayed when a
+ * leg fell due (entry + one-way delay) inside a late-release window [due, released] (us,
+ * CLOCK_REALTIME, as ccb-delayline reports them). `slackUs` widens each window at its start,
+ * for the few microseconds between a tap and the delay stage's own arrival stamp.
+ */
+export function hostDelayedProbes(probes: ProbeTiming[], delayMs: number, lateWindowsUs: [number, number][], slackUs = 200): boolean[] {
+  const windows = [...lateWindowsUs].sort((a, b) => a[0] - b[0]);
+  const inWindow = (dueUs: number) => {
+    // Binary search for the last window starting at or before dueUs + slack.
+    let lo = 0; let hi = windows.length - 1; let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (windows[mid][0] - slackUs <= dueUs) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    // Windows may overlap: look back while an earlier one could still cover dueUs.
+    for (let i = found; i >= 0 && i > found - 8; i--) if (dueUs <= windows[i][1]) return true;
+    return false;
+  };
+  return probes.map((p) => p.enteredShaperAt.some((t) => inWindow(t * 1e6 + delayMs * 1000)));
 }
 
 /** One-way delays (ms) of overload packets from the capture point to the client. */

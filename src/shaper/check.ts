@@ -11,7 +11,7 @@ import { linkCounters, newRunId } from '../net/netns.js';
 import { ADDR, createTopology, type Topology } from '../net/topology.js';
 import { processStartTime } from '../net/resources.js';
 import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
-import { oneWayMs, probeRttsMs, readTaggedUdp } from '../capture/probe-times.js';
+import { hostDelayedProbes, oneWayMs, probeTimings, readTaggedUdp } from '../capture/probe-times.js';
 import { run, start } from '../util/exec.js';
 import { CcbError } from '../util/errors.js';
 import { nodeModuleCommand } from '../util/node-script.js';
@@ -24,6 +24,10 @@ import { bufferBytes, tcpPayloadBytes, type Profile } from './profile.js';
 export const TOLERANCE = {
   rttMedianMs: 1,
   rttP99Ms: 3,
+  /** Above this share of probes held back by host stalls, the link's p99 cannot be judged. */
+  hostDelayedFraction: 0.5,
+  /** Above this share the report warns that traces taken on this host carry its stalls. */
+  hostDelayedWarnFraction: 0.02,
   aloneRateFraction: 0.05,
   concurrentRateFraction: 0.10,
   captureFraction: 0.001,
@@ -39,12 +43,18 @@ export interface ShaperCheckReport {
   configured: { addedRttMs: number; rateKbit: number; bufferBytes: number; expectedGoodputKbit: number };
   measured: {
     rttMedianMs: number; rttP99Ms: number; probesSent: number; probesReceived: number;
+    /** p99 over every probe, the host's stalls included (rttP99Ms leaves out host-delayed probes). */
+    rttP99AllMs: number;
+    /** Probes whose leg fell due while the delay stage was waking late (the host stalled). */
+    probesHostDelayed: number;
     aloneGoodputKbit: number; concurrentGoodputKbit: number[];
     capture: CaptureStats & { packetsSentAndReceivedByServer: number };
     overload?: { sent: number; received: number; maxOneWayMs: number; fullQueueOneWayMs: number; expectedMaxOneWayMs: number; reordered: number };
     delayLine?: unknown;
   };
   checks: CheckItem[];
+  /** Conditions that do not fail the check but bear on measurements taken on this host. */
+  warnings: string[];
   ok: boolean;
 }
 
@@ -137,12 +147,14 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
     await clientCapture.stop();
     const atClient = readTaggedUdp(clientPcap);
     const atCapturePoint = readTaggedUdp(pcap);
-    m.probeRttMs = probeRttsMs(atClient, plan.udpPort, atCapturePoint);
+    const probes = probeTimings(atClient, plan.udpPort, atCapturePoint);
+    m.probeRttMs = probes.map((pr) => pr.rttMs);
+    const hostDelayed = hostDelayedProbes(probes, profile.delayMs, delayLineStats?.lateWindowsUs ?? []);
     if (m.blast) m.blast.oneWayMs = oneWayMs(atCapturePoint, atClient);
     const after = await linkCounters(topo.upstreamNs, topo.upstreamDev);
     const serverPackets = after.rxPackets - before.rxPackets + after.txPackets - before.txPackets;
 
-    return evaluate(opts, shaper.backend, m, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup);
+    return evaluate(opts, shaper.backend, m, hostDelayed, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup);
   } finally {
     const failures = await stack.unwind();
     releaseSignals();
@@ -151,7 +163,15 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
   }
 }
 
-function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureResult,
+/**
+ * Judges the measurement. `hostDelayed[i]` marks probe i as held back by a late wake-up of the
+ * delay stage: on a VM whose vCPUs the hypervisor deschedules for 5-20 ms (measured: ~1% of
+ * 1 ms wake-ups of a real-time thread on an idle 2-core guest), such stalls alone would put
+ * the p99 out of tolerance. The link's own p99 is judged without those probes. How many there
+ * were is reported, with a warning above 2% (traces taken here carry the same stalls), and
+ * fails the check only when too few probes are left to judge the link by.
+ */
+export function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureResult, hostDelayed: boolean[],
   capture: CaptureStats & { packetsSentAndReceivedByServer: number }, delayLine: unknown, warmup: number): ShaperCheckReport {
   const p = opts.profile;
   const addedRtt = 2 * p.delayMs;
@@ -160,7 +180,11 @@ function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureRes
   const alone = m.flows.filter((f) => f.phase === 'alone').map((f) => goodputKbit(f.samples, warmup));
   const concurrent = m.flows.filter((f) => f.phase === 'concurrent').map((f) => goodputKbit(f.samples, warmup));
   const rttMedian = median(m.probeRttMs);
-  const rttP99 = quantile(m.probeRttMs, 0.99);
+  const rttP99All = quantile(m.probeRttMs, 0.99);
+  const onTime = m.probeRttMs.filter((_, i) => !hostDelayed[i]);
+  const rttP99 = onTime.length ? quantile(onTime, 0.99) : NaN;
+  const nHostDelayed = m.probeRttMs.length - onTime.length;
+  const worstHostDelayed = Math.max(0, ...m.probeRttMs.filter((_, i) => hostDelayed[i]));
   const checks: CheckItem[] = [];
   const fmt = (x: number, d = 1) => x.toFixed(d);
   const within = (x: number, target: number, frac: number) => Math.abs(x - target) <= frac * target;
@@ -168,8 +192,12 @@ function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureRes
   if (p.queue === 'per-flow') {
     checks.push({ name: 'added RTT, median', configured: `${fmt(addedRtt)} ms ± ${TOLERANCE.rttMedianMs}`, measured: `${fmt(rttMedian, 2)} ms`,
       ok: Math.abs(rttMedian - addedRtt) <= TOLERANCE.rttMedianMs });
-    checks.push({ name: 'added RTT, p99', configured: `${fmt(addedRtt)} ms ± ${TOLERANCE.rttP99Ms}`, measured: `${fmt(rttP99, 2)} ms`,
+    checks.push({ name: 'added RTT, p99', configured: `${fmt(addedRtt)} ms ± ${TOLERANCE.rttP99Ms}`,
+      measured: nHostDelayed ? `${fmt(rttP99, 2)} ms (${fmt(rttP99All, 2)} with host stalls)` : `${fmt(rttP99, 2)} ms`,
       ok: Math.abs(rttP99 - addedRtt) <= TOLERANCE.rttP99Ms });
+    checks.push({ name: 'host stalls: probes the delay stage released late', configured: `< ${TOLERANCE.hostDelayedFraction * 100}% of probes (to judge the p99)`,
+      measured: nHostDelayed ? `${nHostDelayed} of ${m.probeRttMs.length} (RTT up to ${fmt(worstHostDelayed, 1)} ms)` : `0 of ${m.probeRttMs.length}`,
+      ok: nHostDelayed <= TOLERANCE.hostDelayedFraction * m.probeRttMs.length });
     checks.push({ name: 'probe loss', configured: '0', measured: `${m.probesSent - m.probeRttMs.length} of ${m.probesSent}`,
       ok: m.probesSent - m.probeRttMs.length <= (p.lossPercent > 0 ? m.probesSent : 0) });
     checks.push({ name: 'flow rate alone', configured: `${fmt(expectedGoodput)} kbit/s goodput ± 5%`, measured: `${fmt(alone[0] ?? 0)} kbit/s`,
@@ -205,14 +233,20 @@ function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureRes
     checks.push({ name: 'buffer: overflow drops', configured: '> 0 at 2x rate', measured: `${b.sent - b.received} of ${b.sent}`,
       ok: b.sent > b.received && b.received > 0 });
   }
+  const warnings: string[] = [];
+  if (nHostDelayed > TOLERANCE.hostDelayedWarnFraction * m.probeRttMs.length) {
+    warnings.push(`the host stalled: ${nHostDelayed} of ${m.probeRttMs.length} probes left the delay stage late (RTT up to ${fmt(worstHostDelayed, 1)} ms). ` +
+      'Traces taken on this host carry such stalls too; a VM sharing its host, or other load, is the usual cause.');
+  }
   return {
     schemaVersion: 1, profile: p, backend, flows: opts.flows,
     configured: { addedRttMs: addedRtt, rateKbit: p.rateKbit, bufferBytes: limit, expectedGoodputKbit: expectedGoodput },
     measured: {
-      rttMedianMs: rttMedian, rttP99Ms: rttP99, probesSent: m.probesSent, probesReceived: m.probeRttMs.length,
+      rttMedianMs: rttMedian, rttP99Ms: rttP99, rttP99AllMs: rttP99All, probesHostDelayed: nHostDelayed, probesSent: m.probesSent, probesReceived: m.probeRttMs.length,
       aloneGoodputKbit: alone[0] ?? 0, concurrentGoodputKbit: concurrent, capture, overload, delayLine,
     },
     checks,
+    warnings,
     ok: checks.every((c) => c.ok),
   };
 }
@@ -227,6 +261,7 @@ export function formatCheckReport(r: ShaperCheckReport): string {
   const wc = Math.max(...r.checks.map((c) => c.configured.length));
   lines.push(`${'check'.padEnd(w)}  ${'configured'.padEnd(wc)}  measured`);
   for (const c of r.checks) lines.push(`${c.name.padEnd(w)}  ${c.configured.padEnd(wc)}  ${c.measured}  ${c.ok ? 'ok' : 'OUT OF TOLERANCE'}`);
+  for (const warning of r.warnings) lines.push('', `warning: ${warning}`);
   lines.push('', r.ok ? 'shaper check: PASS' : 'shaper check: FAIL');
   return lines.join('\n');
 }

@@ -45,6 +45,12 @@ export const delayLineStatsSchema = z.object({
   /** Kernel counters for this queue: dropped because full / because userspace was unreachable (-1: unknown). */
   kernelQueueDropped: z.number().int().optional(),
   kernelUserDropped: z.number().int().optional(),
+  /**
+   * Late releases as [due, released] in CLOCK_REALTIME microseconds (the clock of captures):
+   * every packet due in that span left at its end. The first 1024 are kept, the rest counted.
+   */
+  lateWindowsUs: z.array(z.tuple([z.number(), z.number()])).optional(),
+  lateWindowsDropped: z.number().int().nonnegative().optional(),
 });
 export type DelayLineStats = z.infer<typeof delayLineStatsSchema>;
 

@@ -4,7 +4,8 @@
  * within 3 ms). The RTT check gets up to three attempts: on a shared 2-core VM whose
  * kernel runs without preemption ("Dynamic Preempt: none"), other tasks' kernel work
  * can hold off even a real-time process for a few ms, while a wrong delay fails every
- * attempt.
+ * attempt. An attempt during which the delay line itself logged a late release as long
+ * as the p99's excess (the host stalled it) does not count against those three.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -65,17 +66,24 @@ describe.skipIf(!isRoot)('ccb-delayline on real namespaces', () => {
   });
 
   it('delays both directions by 50 ms: RTT median within 1 ms of 100 ms, p99 within 3 ms', async () => {
-    const attempts: Array<RttResult & { stealPercent: number }> = [];
-    for (let attempt = 0; attempt < 3; attempt++) {
+    const attempts: Array<RttResult & { stealPercent: number; hostStallMs: number }> = [];
+    let counted = 0;
+    while (counted < 3 && attempts.length < 6) {
       const t0 = cpuTimesSample();
+      const fromUs = Date.now() * 1000;
       const r = await runRtt(stack, lab, { ratePps: 50, count: 200 });
-      attempts.push({ ...r, stealPercent: stealPercent(t0, cpuTimesSample()) });
+      const windows = (await dl.stats()).lateWindowsUs ?? [];
+      const hostStallMs = Math.max(0, ...windows.filter(([due]) => due >= fromUs).map(([due, released]) => (released - due) / 1000));
+      attempts.push({ ...r, stealPercent: stealPercent(t0, cpuTimesSample()), hostStallMs });
       const ok = r.received === r.sent && Math.abs(r.p50Us / 1000 - 2 * ONE_WAY_MS) <= 1 && r.p99Us / 1000 - 2 * ONE_WAY_MS <= 3;
       if (ok) break;
+      // The host held the delay line back by as much as the p99 is over: not the delay line's error.
+      const stalled = r.received === r.sent && hostStallMs >= r.p99Us / 1000 - 2 * ONE_WAY_MS - 1;
+      if (!stalled) counted++;
     }
     const best = attempts[attempts.length - 1];
     const detail = JSON.stringify(attempts);
-    console.info(`delay line RTT (50+50 ms): ${attempts.map((a) => `median ${(a.p50Us / 1000).toFixed(3)} ms, p99 ${(a.p99Us / 1000).toFixed(3)} ms, steal ${a.stealPercent.toFixed(1)}%`).join('; retry: ')}`);
+    console.info(`delay line RTT (50+50 ms): ${attempts.map((a) => `median ${(a.p50Us / 1000).toFixed(3)} ms, p99 ${(a.p99Us / 1000).toFixed(3)} ms, steal ${a.stealPercent.toFixed(1)}%, longest late release ${a.hostStallMs.toFixed(1)} ms`).join('; retry: ')}`);
     expect(best.received, detail).toBe(best.sent);
     expect(Math.abs(best.p50Us / 1000 - 100), `median RTT off by more than 1 ms: ${detail}`).toBeLessThanOrEqual(1);
     expect(best.p99Us / 1000 - 100, `p99 RTT more than 3 ms over: ${detail}`).toBeLessThanOrEqual(3);
@@ -104,6 +112,25 @@ describe.skipIf(!isRoot)('ccb-delayline on real namespaces', () => {
     // Timed from the kernel's receive stamps (the default), not from when it read them.
     expect(s.kernelStamped).toBe(s.packets);
     expect(dl.isAlive()).toBe(true);
+  });
+
+  it('logs a late release as [due, released] in capture time when it is held back (here: stopped for 40 ms)', async () => {
+    const fromUs = Date.now() * 1000;
+    const stream = runOneWay(stack, lab, { ratePps: 1000, count: 1000 }); // 1 s of packets due every ms
+    await new Promise((r) => setTimeout(r, 400));
+    process.kill(dl.pid, 'SIGSTOP');
+    await new Promise((r) => setTimeout(r, 40));
+    process.kill(dl.pid, 'SIGCONT');
+    const r = await stream;
+    expect(r.received).toBe(1000);
+    const windows = ((await dl.stats()).lateWindowsUs ?? []).filter(([due]) => due >= fromUs);
+    const longest = windows.reduce((best, w) => (w[1] - w[0] > best[1] - best[0] ? w : best), [0, 0]);
+    console.info(`late windows after a 40 ms stop: ${windows.length}, longest ${((longest[1] - longest[0]) / 1000).toFixed(1)} ms`);
+    // The packets due while it was stopped left when it resumed, ~40 ms late, within the stream.
+    expect((longest[1] - longest[0]) / 1000).toBeGreaterThan(30);
+    expect((longest[1] - longest[0]) / 1000).toBeLessThan(200);
+    expect(longest[0]).toBeGreaterThan(fromUs + 400_000);
+    expect(longest[1]).toBeLessThan(Date.now() * 1000);
   });
 
   it('refuses a queue another process owns, with a clear error and nothing left behind', async () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { htbBatch, htbBurstBytes } from '../../../src/shaper/shaper.js';
 import { parseProfile } from '../../../src/shaper/profile.js';
 import { parseTcpdumpStats } from '../../../src/capture/tcpdump.js';
-import { expectedTcpGoodputKbit, goodputKbit } from '../../../src/shaper/check.js';
+import { evaluate, expectedTcpGoodputKbit, goodputKbit } from '../../../src/shaper/check.js';
+import type { MeasureResult } from '../../../src/shaper/check-agent.js';
 
 const profile = parseProfile({ name: 't', rateKbit: 200, delayMs: 50, buffer: { bdp: 2 } }, 't');
 
@@ -35,5 +36,45 @@ describe('measurement arithmetic', () => {
     expect(goodputKbit(samples, 1.5)).toBeCloseTo(200, 5);
     // 1448 payload bytes in a 1514-byte frame.
     expect(expectedTcpGoodputKbit(200, 1448)).toBeCloseTo((200 * 1448) / 1514, 6);
+  });
+});
+
+describe('judging the added RTT on a host that stalls', () => {
+  // 400 probes at the configured 100 ms RTT (50 ms each way), flows at the expected rate.
+  const expected = expectedTcpGoodputKbit(200, 1448);
+  const flow = (phase: string, i: number) => ({ phase, flow: i,
+    samples: [0, 1, 2, 3, 4].map((t) => [t, (t * expected * 1000) / 8] as [number, number]) });
+  const measure = (rtts: number[]): MeasureResult => ({ flows: [flow('alone', 0), flow('concurrent', 0)], probeRttMs: rtts, probesSent: rtts.length });
+  const capture = { captured: 100, receivedByFilter: 100, droppedByKernel: 0, packetsSentAndReceivedByServer: 100 };
+  const judge = (rtts: number[], hostDelayed: boolean[]) =>
+    evaluate({ profile, flows: 1 }, 'nfqueue', measure(rtts), hostDelayed, capture, undefined, 1);
+  const check = (r: ReturnType<typeof judge>, name: string) => r.checks.find((c) => c.name.startsWith(name))!;
+  const onTime = Array.from({ length: 400 }, (_, i) => 100 + (i % 10) * 0.05);
+
+  it('judges the p99 without probes a late wake-up of the delay stage held back, and says so', () => {
+    // 12 probes (3%) stalled by 8-15 ms, each one inside a late-release window.
+    const rtts = onTime.map((x, i) => (i % 33 === 0 ? 108 + (i % 8) : x));
+    const delayed = rtts.map((x) => x > 105);
+    const r = judge(rtts, delayed);
+    expect(check(r, 'added RTT, p99').ok).toBe(true);
+    expect(r.measured.rttP99Ms).toBeLessThan(101);
+    expect(r.measured.rttP99AllMs).toBeGreaterThan(107);
+    expect(r.measured.probesHostDelayed).toBe(delayed.filter(Boolean).length);
+    expect(r.ok).toBe(true);
+    expect(r.warnings.join(' ')).toMatch(/host stalled: 13 of 400 probes/);
+  });
+
+  it('fails the same excess when no late release explains it (the link itself is off)', () => {
+    const rtts = onTime.map((x, i) => (i % 33 === 0 ? 108 + (i % 8) : x));
+    const r = judge(rtts, rtts.map(() => false));
+    expect(check(r, 'added RTT, p99').ok).toBe(false);
+    expect(r.ok).toBe(false);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it('cannot judge the link when most probes were held back', () => {
+    const r = judge(onTime, onTime.map((_, i) => i % 4 !== 0));
+    expect(check(r, 'host stalls').ok).toBe(false);
+    expect(r.ok).toBe(false);
   });
 });
