@@ -61,7 +61,7 @@
 /* Kernel stamps older than this at read time are not trusted (see arrival_ns). */
 #define MAX_STAMP_LAG_NS 20000000LL
 /* How many late-release windows the stats keep (see struct late_window). */
-#define LATE_LOG_MAX 1024
+#define LATE_LOG_MAX 4096
 
 struct held_packet {
 	uint32_t id;
@@ -143,6 +143,26 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, from a realtime read bracketed by two monotonic ones
+ * (retried when a stall fell between them, which is when it matters). */
+static int64_t real_minus_mono(void)
+{
+	int64_t best = 0, best_gap = INT64_MAX;
+	for (int i = 0; i < 4; i++) {
+		struct timespec real;
+		int64_t before = mono_ns();
+		clock_gettime(CLOCK_REALTIME, &real);
+		int64_t after = mono_ns();
+		int64_t gap = after - before;
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec - (before + gap / 2);
+		}
+		if (gap < 10000) break;
+	}
+	return best;
+}
+
 static struct timespec ns_to_timespec(int64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
@@ -210,6 +230,30 @@ static void print_stats(const struct delayline *dl)
 	fflush(stdout);
 }
 
+/* Remembers (in CLOCK_REALTIME, the clock of packet captures) that packets due from
+ * `first_due` on left at `released` (both CLOCK_MONOTONIC). A window that overlaps the
+ * previous one extends it. */
+static void log_late_window(struct delayline *dl, int64_t first_due, int64_t released)
+{
+	int64_t offset = real_minus_mono();
+	int64_t due_real = first_due + offset, released_real = released + offset;
+	if (dl->stats.late_logged > 0) {
+		struct late_window *last = &dl->stats.late_log[dl->stats.late_logged - 1];
+		if (due_real <= last->released_real_ns && released_real >= last->due_real_ns) {
+			if (due_real < last->due_real_ns) last->due_real_ns = due_real;
+			if (released_real > last->released_real_ns) last->released_real_ns = released_real;
+			return;
+		}
+	}
+	if (dl->stats.late_logged == LATE_LOG_MAX) {
+		dl->stats.late_log_dropped++;
+		return;
+	}
+	struct late_window *w = &dl->stats.late_log[dl->stats.late_logged++];
+	w->due_real_ns = due_real;
+	w->released_real_ns = released_real;
+}
+
 /* When the packet reached this namespace. The kernel stamps it (CLOCK_REALTIME, us) as a
  * device of this namespace receives it, when timestamping is enabled system-wide (which
  * enable_kernel_timestamps() does). Using that instead of our read time keeps a late
@@ -230,6 +274,10 @@ static int64_t arrival_ns(struct delayline *dl, struct nfq_data *nfa)
 			if (lag > dl->stats.max_read_lag_ns) dl->stats.max_read_lag_ns = lag;
 			return mono < dl->now_read_ns ? mono : dl->now_read_ns;
 		}
+		/* Read after a stall longer than MAX_STAMP_LAG_NS: timed from the read, so it (and,
+		 * FIFO, everything due behind it until then) leaves late without release_due seeing it. */
+		if (dl->use_kernel_stamps && lag > MAX_STAMP_LAG_NS && lag < 1000000000LL) /* not a clock step */
+			log_late_window(dl, mono + dl->delay_ns, dl->now_read_ns + dl->delay_ns);
 	}
 	dl->last_packet_stamped = 0;
 	return dl->now_read_ns;
@@ -281,29 +329,11 @@ static int drain_socket(struct delayline *dl, char *buf, size_t buflen)
 			fprintf(stderr, "ccb-delayline: recv on netlink socket failed: %s\n", strerror(errno));
 			return -1;
 		}
-		struct timespec real;
-		clock_gettime(CLOCK_REALTIME, &real);
+		dl->real_minus_mono_ns = real_minus_mono();
 		dl->now_read_ns = mono_ns();
-		dl->real_minus_mono_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec - dl->now_read_ns;
 		nfq_handle_packet(dl->h, buf, (int)n);
 	}
 	return 0;
-}
-
-/* Remembers (in CLOCK_REALTIME, the clock of packet captures) that packets due from
- * `first_due` on left at `released` (both CLOCK_MONOTONIC). */
-static void log_late_window(struct delayline *dl, int64_t first_due, int64_t released)
-{
-	if (dl->stats.late_logged == LATE_LOG_MAX) {
-		dl->stats.late_log_dropped++;
-		return;
-	}
-	struct timespec real;
-	clock_gettime(CLOCK_REALTIME, &real);
-	int64_t real_minus_mono = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec - mono_ns();
-	struct late_window *w = &dl->stats.late_log[dl->stats.late_logged++];
-	w->due_real_ns = first_due + real_minus_mono;
-	w->released_real_ns = released + real_minus_mono;
 }
 
 /* Accepts every held packet whose release time has come, oldest first. Consecutive

@@ -5,6 +5,13 @@
  *   ccb-udpprobe recv --port P --count N [--idle-ms 1500] [--first-timeout-ms 5000] [--rt-prio P]
  *   ccb-udpprobe echo --port P [--rt-prio P]
  *   ccb-udpprobe rtt  --dst IP --port P --rate PPS --count N [--wait-ms 2000] [--rt-prio P]
+ *   ccb-udpprobe stalls --count MS [--rt-prio P]
+ *
+ * stalls measures the host, not a network: it sleeps to each of the next MS millisecond
+ * ticks and counts how late it woke (a stall that swallows ticks is one late wake-up). On an idle machine a real-time
+ * thread wakes within tens of microseconds; a VM whose host deschedules it, or a kernel
+ * without preemption busy elsewhere, shows wake-ups milliseconds late. Every timing
+ * figure (delay line, probes, captures) carries such stalls.
  *
  * Every packet carries a sequence number and its CLOCK_MONOTONIC send time. That clock
  * is shared by all network namespaces of one machine, so a receiver in another namespace
@@ -305,10 +312,35 @@ static int cmd_rtt(const struct options *o)
 	return 0;
 }
 
+static int cmd_stalls(const struct options *o)
+{
+	uint64_t over1 = 0, over3 = 0;
+	int64_t max_late = 0, late_sum = 0;
+	int64_t next = mono_ns();
+	uint64_t n;
+	for (n = 0; n < o->count && !stop_requested; n++) {
+		next += 1000000;
+		struct timespec at = ns_to_timespec(next);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop_requested) {}
+		int64_t now = mono_ns();
+		int64_t late = now - next;
+		if (late > 1000000) { over1++; late_sum += late; }
+		if (late > 3000000) over3++;
+		if (late > max_late) max_late = late;
+		/* One stall is one late wake-up: skip the deadlines it swallowed. */
+		if (late >= 1000000) next += (late / 1000000) * 1000000;
+	}
+	printf("{\"wakeups\":%" PRIu64 ",\"lateOver1ms\":%" PRIu64 ",\"lateOver3ms\":%" PRIu64
+	       ",\"maxLateUs\":%.1f,\"lateOver1msTotalMs\":%.1f}\n",
+	       n, over1, over3, max_late / 1000.0, late_sum / 1e6);
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: ccb-udpprobe send|recv|echo|rtt [options] (see the source header)\n");
+		fprintf(stderr, "usage: ccb-udpprobe send|recv|echo|rtt|stalls [options] (see the source header)\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -337,6 +369,18 @@ int main(int argc, char **argv)
 		default: return 2;
 		}
 	}
+	if (!strcmp(mode, "stalls")) {
+		if (o.count == 0 || o.count > 3600000ULL) {
+			fprintf(stderr, "ccb-udpprobe: stalls needs --count 1..3600000 (milliseconds)\n");
+			return 2;
+		}
+		struct sigaction sa = { 0 };
+		sa.sa_handler = on_stop;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		tune_scheduling(o.rt_prio);
+		return cmd_stalls(&o);
+	}
 	if (o.port <= 0 || o.port > 65535 || o.rate <= 0 || o.count == 0 || o.count > 100000000ULL) {
 		fprintf(stderr, "ccb-udpprobe: need --port 1..65535, --rate > 0 and --count 1..1e8\n");
 		return 2;
@@ -354,6 +398,6 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "recv")) return cmd_recv(&o);
 	if (!strcmp(mode, "echo")) return cmd_echo(&o);
 	if (!strcmp(mode, "rtt")) return cmd_rtt(&o);
-	fprintf(stderr, "ccb-udpprobe: unknown mode '%s' (send|recv|echo|rtt)\n", mode);
+	fprintf(stderr, "ccb-udpprobe: unknown mode '%s' (send|recv|echo|rtt|stalls)\n", mode);
 	return 2;
 }

@@ -102,25 +102,36 @@ function probeRoundTrips(packets: TaggedUdpPacket[], echoPort: number): Map<numb
 }
 
 /**
- * Which probes a late wake-up of the delay stage held back: a probe is host-delayed when a
- * leg fell due (entry + one-way delay) inside a late-release window [due, released] (us,
- * CLOCK_REALTIME, as ccb-delayline reports them). `slackUs` widens each window at its start,
- * for the few microseconds between a tap and the delay stage's own arrival stamp.
+ * Which probes a stall of the host may explain. ccb-delayline logs each late release as a
+ * window [due, released] (us, CLOCK_REALTIME). A stall delays more than the release itself
+ * (the packet's way through the stack after the verdict stalls too; measured: probes released
+ * on time but 15 ms late at the tap, inside a cluster of such windows), so a probe counts as
+ * host-stalled when a window overlaps one of its legs while that leg was late: from its due
+ * time (entry + one-way delay; less `slackUs` for the tap-to-stamp gap) to due + the probe's
+ * excess over the configured RTT. A probe on time is never host-stalled; a constant excess on
+ * every probe is only set aside where a window happens to fall within it.
  */
-export function hostDelayedProbes(probes: ProbeTiming[], delayMs: number, lateWindowsUs: [number, number][], slackUs = 200): boolean[] {
+export function hostStalledProbes(probes: ProbeTiming[], delayMs: number, lateWindowsUs: [number, number][], slackUs = 200): boolean[] {
   const windows = [...lateWindowsUs].sort((a, b) => a[0] - b[0]);
-  const inWindow = (dueUs: number) => {
-    // Binary search for the last window starting at or before dueUs + slack.
-    let lo = 0; let hi = windows.length - 1; let found = -1;
+  // Latest end among the windows begun by each one: windows may nest or overlap.
+  const reach: number[] = [];
+  for (const [i, w] of windows.entries()) reach.push(Math.max(w[1], i ? reach[i - 1] : -Infinity));
+  const overlaps = (fromUs: number, toUs: number) => {
+    let lo = 0; let hi = windows.length - 1; let last = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (windows[mid][0] - slackUs <= dueUs) { found = mid; lo = mid + 1; } else hi = mid - 1;
+      if (windows[mid][0] <= toUs) { last = mid; lo = mid + 1; } else hi = mid - 1;
     }
-    // Windows may overlap: look back while an earlier one could still cover dueUs.
-    for (let i = found; i >= 0 && i > found - 8; i--) if (dueUs <= windows[i][1]) return true;
-    return false;
+    return last >= 0 && reach[last] >= fromUs;
   };
-  return probes.map((p) => p.enteredShaperAt.some((t) => inWindow(t * 1e6 + delayMs * 1000)));
+  return probes.map((p) => {
+    const excessUs = (p.rttMs - 2 * delayMs) * 1000;
+    if (excessUs <= 0) return false;
+    return p.enteredShaperAt.some((t) => {
+      const dueUs = t * 1e6 + delayMs * 1000;
+      return overlaps(dueUs - slackUs, dueUs + excessUs);
+    });
+  });
 }
 
 /** One-way delays (ms) of overload packets from the capture point to the client. */

@@ -8,6 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { run } from '../util/exec.js';
 import { buildPath } from '../util/paths.js';
 import { probeKernelQdiscs, chooseDelayBackend } from '../shaper/backend.js';
+import { describeHostStalls, measureHostStalls } from '../shaper/host-stalls.js';
+
+const HOST_STALL_SAMPLE_MS = 2000;
+/** Late wake-ups (> 1 ms) above this share make the host line a note. */
+const HOST_STALL_OK_FRACTION = 0.01;
 
 export interface DoctorItem {
   name: string;
@@ -87,6 +92,15 @@ export async function runDoctor(): Promise<DoctorReport> {
   items.push({ name: 'NFQUEUE via iptables', ok: ns.nfqueue, optional: kq.netem, detail: ns.nfqueue ? 'iptables -j NFQUEUE works' : 'iptables NFQUEUE rule refused',
     fix: 'install iptables (./setup.sh); needs CONFIG_NETFILTER_NETLINK_QUEUE' });
   items.push({ name: 'delay line binary', ok: delayBin, optional: kq.netem, detail: delayBin ? buildPath('native', 'ccb-delayline') : 'not built', fix: 'run ./setup.sh' });
+  if (delayBin && privileged) {
+    // Timing precision is bounded by the host: a VM its host deschedules stalls every timer.
+    const stalls = await measureHostStalls(HOST_STALL_SAMPLE_MS).catch(() => undefined);
+    items.push({ name: 'host scheduling (2 s sample)', optional: true,
+      ok: !!stalls && stalls.lateOver1ms <= HOST_STALL_OK_FRACTION * stalls.wakeups,
+      detail: stalls ? describeHostStalls(stalls) : 'could not sample',
+      fix: 'delays and captures carry these stalls (the shaper check reports the probes they held back): ' +
+        'measure on an otherwise idle machine, a VM with dedicated vCPUs, or bare metal' });
+  }
 
   const structOps = existsSync('/sys/kernel/btf/vmlinux');
   const bpftool = await which('bpftool');

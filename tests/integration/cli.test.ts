@@ -55,12 +55,14 @@ describe('ccbrowse CLI', () => {
 
   it.skipIf(!isRoot)('doctor reports the kernel features and the backend as JSON', () => {
     const r = ccb(['doctor', '--json']);
-    const report = JSON.parse(r.out) as { items: { name: string; ok: boolean }[]; delayBackend: string; ready: boolean };
+    const report = JSON.parse(r.out) as { items: { name: string; ok: boolean; detail: string }[]; delayBackend: string; ready: boolean };
     const item = (n: string) => report.items.find((i) => i.name === n);
     expect(item('network namespaces')?.ok).toBe(true);
     expect(item('HTB qdisc')?.ok).toBe(true);
     expect(item('cls_bpf (per-flow class picker)')?.ok).toBe(true);
     expect(item('NFQUEUE via iptables')?.ok).toBe(true);
+    // The host's own timer stalls, sampled for 2 s at the delay line's priority.
+    expect(item('host scheduling (2 s sample)')?.detail).toMatch(/^\d+ of 2000 1-ms wake-ups/);
     // This kernel has no sch_netem: the doctor must say so and pick the delay line.
     const netem = item('sch_netem')!;
     expect(report.delayBackend).toBe(netem.ok ? 'netem' : 'nfqueue');

@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CleanupStack } from '../../src/net/cleanup.js';
+import { describeHostStalls, startHostStallMonitor } from '../../src/shaper/host-stalls.js';
 import { run, runIn, sleep, start } from '../../src/util/exec.js';
 import {
   BPF_CCAS, BPF_PREFIX, availableCcas, bpfSourceDir, ccaUsage, ensureRegistered, labCca, listLabCcas,
@@ -75,25 +76,29 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
   }
 
   /** Makes the server namespace default to `cca` and runs one bulk transfer. */
-  async function transfer(cca: string, bufferBytes: number, seconds: number, loss?: number): Promise<BulkResult> {
+  async function transfer(cca: string, bufferBytes: number, seconds: number, loss?: number): Promise<BulkResult & { hostStalls: string }> {
     await setBuffer(bufferBytes);
     await setRandomLoss(loss);
     await setNamespaceCca(NS.server, cca, stack);
+    // The host's own stalls during the transfer, printed beside a rate that fails.
+    const monitor = startHostStallMonitor((seconds + 30) * 1000);
     try {
-      return await runBulkTransfer({ serverNs: NS.server, clientNs: NS.client, serverAddr: SERVER_ADDR, seconds }, stack);
+      const r = await runBulkTransfer({ serverNs: NS.server, clientNs: NS.client, serverAddr: SERVER_ADDR, seconds }, stack);
+      return { ...r, hostStalls: describeHostStalls(await monitor.stop()) };
     } finally {
+      await monitor.stop().catch(() => undefined);
       await setRandomLoss(undefined);
     }
   }
 
   /** The transfer really used `kernelName` and moved data at a sane rate. */
-  function expectUsedAndSane(r: BulkResult, kernelName: string): number {
+  function expectUsedAndSane(r: BulkResult & { hostStalls: string }, kernelName: string): number {
     expect(r.ccAtStart).toBe(kernelName); // getsockopt(TCP_CONGESTION) at accept
     expect(r.ccAtEnd).toBe(kernelName); // ... and at the end
     expect(r.ssMidTransfer).toMatch(new RegExp(`\\b${kernelName}\\b`)); // ss -tin, server side
     expect(r.samples.length).toBeGreaterThan(100);
     const mbit = goodputBps(r.samples) / 1e6;
-    expect(mbit).toBeGreaterThan(RATE_MBIT * 0.8);
+    expect(mbit, `goodput ${mbit.toFixed(2)} Mbit/s; host during the transfer: ${r.hostStalls}`).toBeGreaterThan(RATE_MBIT * 0.8);
     expect(mbit).toBeLessThan(RATE_MBIT * 1.05);
     expect(r.receivedBytes).toBeGreaterThanOrEqual(r.sentBytes * 0.99);
     return mbit;

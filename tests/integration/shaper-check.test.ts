@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProfile, parseProfile } from '../../src/shaper/profile.js';
 import { runShaperCheck, type ShaperCheckReport } from '../../src/shaper/check.js';
+import { describeHostStalls, type HostStalls } from '../../src/shaper/host-stalls.js';
 import { isRoot, listNamespaces } from '../helpers/system.js';
+
+/** More than 0.5% of the sampler's 1-ms wake-ups over 1 ms late (quiet here: 0.01-0.06%; noisy: 1-5%). */
+function isNoisy(s: HostStalls): boolean {
+  return s.lateOver1ms > 0.005 * s.wakeups;
+}
 
 function failedChecks(r: ShaperCheckReport): string {
   return r.checks.filter((c) => !c.ok).map((c) => `${c.name}: configured ${c.configured}, measured ${c.measured}`).join('\n');
@@ -17,21 +23,32 @@ function failedChecks(r: ShaperCheckReport): string {
 
 describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
   for (const name of ['nebby-50', 'nebby-100', 'fast-20m']) {
-    // Timing on a shared VM: probes the host's stalls held back in the delay line are judged
-    // apart (src/shaper/check.ts), and one retry covers other bursts of load; a shaper that is
-    // really off fails both attempts.
-    it(`${name}: added RTT, per-flow rate, isolation, capture and buffer within tolerance`, { timeout: 180_000, retry: 1 }, async () => {
+    // Timing on a shared VM. Probes a host stall explains are judged apart inside the check
+    // (src/shaper/check.ts). Stalls also cost a fast link rate and the queue-full delay, so an
+    // attempt that fails while the check's own host sampler saw a noisy host is tried again
+    // (3 at most); an attempt that fails on a quiet host fails the test at once. If every
+    // attempt met a noisy host the shaper could not be verified here: the test is skipped
+    // with the figures, not passed.
+    it(`${name}: added RTT, per-flow rate, isolation, capture and buffer within tolerance`, { timeout: 240_000 }, async (ctx) => {
       const profile = await loadProfile(name);
       const nsBefore = listNamespaces();
-      const report = await runShaperCheck({ profile, flows: 3, phaseSeconds: 10 });
-      const m = report.measured;
-      console.log(`${name}: RTT median ${m.rttMedianMs.toFixed(2)} ms, p99 ${m.rttP99Ms.toFixed(2)} ms ` +
-        `(${m.rttP99AllMs.toFixed(2)} ms with the ${m.probesHostDelayed} of ${m.probesReceived} probes a host stall held back)`);
-      expect(failedChecks(report)).toBe('');
-      expect(report.ok).toBe(true);
-      expect(report.measured.concurrentGoodputKbit).toHaveLength(3);
-      // Nothing of this run is left behind.
+      const noisy: string[] = [];
+      let report: ShaperCheckReport | undefined;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        report = await runShaperCheck({ profile, flows: 3, phaseSeconds: 10 });
+        const m = report.measured;
+        const host = m.hostStalls ? describeHostStalls(m.hostStalls) : 'not sampled';
+        console.log(`${name}: RTT median ${m.rttMedianMs.toFixed(2)} ms, p99 ${m.rttP99Ms.toFixed(2)} ms ` +
+          `(${m.rttP99AllMs.toFixed(2)} ms with the ${m.probesHostDelayed} of ${m.probesReceived} host-stalled probes); host: ${host}`);
+        if (report.ok || !m.hostStalls || !isNoisy(m.hostStalls)) break;
+        noisy.push(`attempt ${attempt + 1}: ${failedChecks(report).replace(/\n/g, '; ')} (host: ${host})`);
+      }
+      // Nothing of these runs is left behind.
       expect(listNamespaces().filter((n) => n.startsWith('ccb-') && !nsBefore.includes(n))).toEqual([]);
+      if (!report!.ok && noisy.length === 3) ctx.skip(`host too noisy to verify the shaper: ${noisy.join(' | ')}`);
+      expect(failedChecks(report!)).toBe('');
+      expect(report!.ok).toBe(true);
+      expect(report!.measured.concurrentGoodputKbit).toHaveLength(3);
     });
   }
 

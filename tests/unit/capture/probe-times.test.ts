@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostDelayedProbes, oneWayMs, probeRttsMs, probeTimings, type TaggedUdpPacket } from '../../../src/capture/probe-times.js';
+import { hostStalledProbes, oneWayMs, probeRttsMs, probeTimings, type TaggedUdpPacket } from '../../../src/capture/probe-times.js';
 
 const ECHO = 5002;
 const probe = (time: number, seq: number, toEcho: boolean): TaggedUdpPacket =>
@@ -35,30 +35,31 @@ describe('probe round trips from kernel timestamps', () => {
   });
 });
 
-describe('probes held back by host stalls', () => {
-  // 10 ms one-way delay: a leg entering at t falls due at t + 10 ms.
-  const timing = (sentAt: number, echoAt: number) => ({ seq: 0, rttMs: 20, enteredShaperAt: [sentAt, echoAt] });
+describe('probes a host stall may explain', () => {
+  // 10 ms one-way delay (20 ms RTT): a leg entering at t falls due at t + 10 ms.
+  const timing = (sentAt: number, echoAt: number, rttMs: number) => ({ seq: 0, rttMs, enteredShaperAt: [sentAt, echoAt] });
   const us = (s: number) => Math.round(s * 1e6);
 
-  it('flags a probe whose outbound or return leg fell due inside a late-release window', () => {
-    const probes = [timing(1.000, 1.011), timing(2.000, 2.011), timing(3.000, 3.011)];
-    // Window 1: the outbound leg of probe 1 (due 1.010) left at 1.016. Window 2: the return
-    // leg of probe 2 (due 2.021). Probe 3 is due at 3.010 and 3.021: no window near.
-    const windows: [number, number][] = [[us(1.0095), us(1.016)], [us(2.0205), us(2.025)]];
-    expect(hostDelayedProbes(probes, 10, windows)).toEqual([true, true, false]);
+  it('sets aside a late probe when a late-release window overlaps a leg while it was late', () => {
+    const probes = [
+      timing(1.000, 1.011, 26), // outbound due 1.010, 6 ms late: window [1.0095, 1.016] overlaps
+      timing(2.000, 2.011, 24), // return due 2.021, 4 ms late: window [2.023, 2.030] begins inside [2.021, 2.025]
+      timing(3.000, 3.011, 24), // due 3.010 and 3.021, 4 ms late: nothing until 3.030
+      timing(4.000, 4.011, 20), // on time, though a window covers its outbound due time
+    ];
+    const windows: [number, number][] = [[us(1.0095), us(1.016)], [us(2.023), us(2.030)], [us(3.030), us(3.040)], [us(4.005), us(4.015)]];
+    expect(hostStalledProbes(probes, 10, windows)).toEqual([true, true, false, false]);
   });
 
-  it('leaves probes due just outside a window alone (allowing the slack at its start)', () => {
-    const probes = [timing(1.000, 1.5), timing(1.0003, 1.5), timing(1.0071, 1.5)];
-    // Window [1.0102, 1.017]: due 1.010 is within 200 us of its start, 1.0103 inside,
-    // 1.0171 just after its end.
-    const windows: [number, number][] = [[us(1.0102), us(1.017)]];
-    expect(hostDelayedProbes(probes, 10, windows)).toEqual([true, true, false]);
+  it('allows for the slack before a leg is due, not more', () => {
+    const windows: [number, number][] = [[us(1.000), us(1.0099)]];
+    expect(hostStalledProbes([timing(1.000, 5, 25)], 10, windows)).toEqual([true]); // ends 100 us before due
+    expect(hostStalledProbes([timing(1.0003, 5, 25)], 10, windows)).toEqual([false]); // ends 400 us before
   });
 
-  it('finds a due time in an earlier, longer window that a later one overlaps', () => {
+  it('reads nested and overlapping windows by the latest end among those begun', () => {
     const windows: [number, number][] = [[us(1.000), us(1.020)], [us(1.005), us(1.006)]];
-    expect(hostDelayedProbes([timing(0.9985, 5)], 10, windows)).toEqual([true]);
-    expect(hostDelayedProbes([timing(0.9985, 5)], 10, [])).toEqual([false]);
+    expect(hostStalledProbes([timing(1.0, 5, 22)], 10, windows)).toEqual([true]); // due 1.010, inside the long one
+    expect(hostStalledProbes([timing(1.0, 5, 22)], 10, [])).toEqual([false]);
   });
 });

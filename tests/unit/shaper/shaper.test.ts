@@ -46,35 +46,53 @@ describe('judging the added RTT on a host that stalls', () => {
     samples: [0, 1, 2, 3, 4].map((t) => [t, (t * expected * 1000) / 8] as [number, number]) });
   const measure = (rtts: number[]): MeasureResult => ({ flows: [flow('alone', 0), flow('concurrent', 0)], probeRttMs: rtts, probesSent: rtts.length });
   const capture = { captured: 100, receivedByFilter: 100, droppedByKernel: 0, packetsSentAndReceivedByServer: 100 };
-  const judge = (rtts: number[], hostDelayed: boolean[]) =>
-    evaluate({ profile, flows: 1 }, 'nfqueue', measure(rtts), hostDelayed, capture, undefined, 1);
+  const judge = (rtts: number[], hostStalled: boolean[]) =>
+    evaluate({ profile, flows: 1 }, 'nfqueue', measure(rtts), hostStalled, capture, undefined, 1);
   const check = (r: ReturnType<typeof judge>, name: string) => r.checks.find((c) => c.name.startsWith(name))!;
   const onTime = Array.from({ length: 400 }, (_, i) => 100 + (i % 10) * 0.05);
+  // 13 probes (3%) 8-15 ms over.
+  const stalled = onTime.map((x, i) => (i % 33 === 0 ? 108 + (i % 8) : x));
 
-  it('judges the p99 without probes a late wake-up of the delay stage held back, and says so', () => {
-    // 12 probes (3%) stalled by 8-15 ms, each one inside a late-release window.
-    const rtts = onTime.map((x, i) => (i % 33 === 0 ? 108 + (i % 8) : x));
-    const delayed = rtts.map((x) => x > 105);
-    const r = judge(rtts, delayed);
+  it('judges the p99 without probes that were late while the delay stage was, and says so', () => {
+    const r = judge(stalled, stalled.map((_, i) => i % 33 === 0));
     expect(check(r, 'added RTT, p99').ok).toBe(true);
     expect(r.measured.rttP99Ms).toBeLessThan(101);
     expect(r.measured.rttP99AllMs).toBeGreaterThan(107);
-    expect(r.measured.probesHostDelayed).toBe(delayed.filter(Boolean).length);
+    expect(r.measured.probesHostDelayed).toBe(13);
     expect(r.ok).toBe(true);
     expect(r.warnings.join(' ')).toMatch(/host stalled: 13 of 400 probes/);
   });
 
   it('fails the same excess when no late release explains it (the link itself is off)', () => {
-    const rtts = onTime.map((x, i) => (i % 33 === 0 ? 108 + (i % 8) : x));
-    const r = judge(rtts, rtts.map(() => false));
+    const r = judge(stalled, stalled.map(() => false));
     expect(check(r, 'added RTT, p99').ok).toBe(false);
     expect(r.ok).toBe(false);
     expect(r.warnings).toEqual([]);
   });
 
-  it('cannot judge the link when most probes were held back', () => {
-    const r = judge(onTime, onTime.map((_, i) => i % 4 !== 0));
-    expect(check(r, 'host stalls').ok).toBe(false);
+  it('still fails an excess on most probes when a few of them were host-stalled', () => {
+    // The link adds 5 ms to every probe; 13 of them happened to meet a late release.
+    const r = judge(onTime.map((x) => x + 5), onTime.map((_, i) => i % 33 === 0));
+    expect(r.measured.probesHostDelayed).toBe(13);
+    expect(check(r, 'added RTT, p99').ok).toBe(false);
+    expect(check(r, 'added RTT, median').ok).toBe(false);
+  });
+
+  it('cannot judge the link when half the probes or more were held back', () => {
+    const r = judge(onTime, onTime.map((_, i) => i % 2 === 0));
+    expect(check(r, 'host stalls: probes').ok).toBe(false);
     expect(r.ok).toBe(false);
+    expect(check(judge(onTime, onTime.map((_, i) => i % 3 === 0)), 'host stalls: probes').ok).toBe(true);
+  });
+
+  it("does not take a delay stage's own lateness for the host's (an independent sampler bounds it)", () => {
+    // 50 windows of 10 ms: the stage was 500 ms late in all.
+    const stats = { packets: 1, maxHeld: 1, lateReleasesOver1ms: 50, enobufs: 0,
+      lateWindowsUs: Array.from({ length: 50 }, (_, i) => [i * 1e6, i * 1e6 + 10_000] as [number, number]) };
+    const host = (lateMs: number) => ({ wakeups: 20_000, lateOver1ms: 10, lateOver3ms: 5, maxLateUs: 9000, lateOver1msTotalMs: lateMs });
+    const withHost = (lateMs: number) => evaluate({ profile, flows: 1 }, 'nfqueue', measure(onTime), onTime.map(() => false), capture, stats, 1, host(lateMs));
+    expect(check(withHost(48), 'host stalls: delay stage late').ok).toBe(false); // quiet host: the stage fell behind
+    expect(withHost(48).ok).toBe(false);
+    expect(check(withHost(700), 'host stalls: delay stage late').ok).toBe(true); // the host stalled as much
   });
 });

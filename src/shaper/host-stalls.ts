@@ -1,0 +1,74 @@
+/**
+ * How often this host holds back a real-time thread: `ccb-udpprobe stalls` sleeps to each
+ * next millisecond and counts late wake-ups. A VM whose host deschedules it (measured on the
+ * development VMs: ~1-3% of wake-ups more than 1 ms late, worst 5-20 ms, both vCPUs at once)
+ * puts the same stalls into the delay line, the probes and the captures; `doctor` reports it,
+ * and timing tests print it next to a failure so a noisy host is told from a broken shaper.
+ */
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { run, start } from '../util/exec.js';
+import { CcbError } from '../util/errors.js';
+import { delayLineBinaryPath } from './delayline.js';
+
+export const hostStallsSchema = z.object({
+  wakeups: z.number().int().nonnegative(),
+  lateOver1ms: z.number().int().nonnegative(),
+  lateOver3ms: z.number().int().nonnegative(),
+  maxLateUs: z.number().nonnegative(),
+  lateOver1msTotalMs: z.number().nonnegative(),
+});
+export type HostStalls = z.infer<typeof hostStallsSchema>;
+
+/** Same real-time priority as the delay line: what it would see. */
+const RT_PRIORITY = 50;
+
+function proberPath(): string {
+  return join(dirname(delayLineBinaryPath()), 'ccb-udpprobe');
+}
+
+function parse(stdout: string): HostStalls {
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return hostStallsSchema.parse(JSON.parse(line));
+  } catch (err) {
+    throw new CcbError(`ccb-udpprobe stalls printed unreadable output '${line}': ${(err as Error).message}`);
+  }
+}
+
+/** Samples the host for `ms` milliseconds. */
+export async function measureHostStalls(ms: number): Promise<HostStalls> {
+  const r = await run(proberPath(), ['stalls', '--count', String(Math.round(ms)), '--rt-prio', String(RT_PRIORITY)],
+    { timeoutMs: ms + 10_000 });
+  return parse(r.stdout);
+}
+
+/**
+ * Samples the host until stop() (at most `maxMs`), e.g. around a timing test. The sampler is
+ * this process's own child and is ended by its pid.
+ */
+export function startHostStallMonitor(maxMs = 600_000): { pid: number; stop(): Promise<HostStalls> } {
+  const child = start(proberPath(), ['stalls', '--count', String(Math.round(maxMs)), '--rt-prio', String(RT_PRIORITY)]);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  if (child.pid === undefined) throw new CcbError(`could not start ${proberPath()}`);
+  return {
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await closed;
+      if (!out.trim()) throw new CcbError(`ccb-udpprobe stalls gave no result: ${err.trim() || `exit ${child.exitCode}`}`);
+      return parse(out);
+    },
+  };
+}
+
+/** One line for a report or a failure message. */
+export function describeHostStalls(s: HostStalls): string {
+  const pct = s.wakeups ? (100 * s.lateOver1ms) / s.wakeups : 0;
+  return `${s.lateOver1ms} of ${s.wakeups} 1-ms wake-ups more than 1 ms late (${pct.toFixed(1)}%), ` +
+    `${s.lateOver3ms} more than 3 ms, worst ${(s.maxLateUs / 1000).toFixed(1)} ms`;
+}
