@@ -76,8 +76,9 @@ struct ring {
 	size_t capacity, head, count;
 };
 
-/* A stretch of due times whose packets left more than LATE_THRESHOLD_NS late: every packet
- * due in [due_real_ns, released_real_ns] left at released_real_ns. This program's timing is
+/* A stretch of due times whose packets left more than LATE_THRESHOLD_NS late: packets due in
+ * [due_real_ns, released_real_ns] left no earlier than their due time and no later than
+ * released_real_ns (overlapping windows are merged). This program's timing is
  * exact on an idle machine, so such windows are the host's (a VM descheduled, a kernel without
  * preemption busy elsewhere): the shaper check uses them to tell host stalls from the link. */
 struct late_window {

@@ -5,10 +5,11 @@
  *   ccb-udpprobe recv --port P --count N [--idle-ms 1500] [--first-timeout-ms 5000] [--rt-prio P]
  *   ccb-udpprobe echo --port P [--rt-prio P]
  *   ccb-udpprobe rtt  --dst IP --port P --rate PPS --count N [--wait-ms 2000] [--rt-prio P]
- *   ccb-udpprobe stalls --count MS [--rt-prio P]
+ *   ccb-udpprobe stalls --count N [--rt-prio P]
  *
- * stalls measures the host, not a network: it sleeps to each of the next MS millisecond
- * ticks and counts how late it woke (a stall that swallows ticks is one late wake-up). On an idle machine a real-time
+ * stalls measures the host, not a network: it wakes N times, each at the next millisecond
+ * tick, and counts how late it woke (a stall that swallows ticks is one late wake-up, so a
+ * stalling host takes longer than N ms). On an idle machine a real-time
  * thread wakes within tens of microseconds; a VM whose host deschedules it, or a kernel
  * without preemption busy elsewhere, shows wake-ups milliseconds late. Every timing
  * figure (delay line, probes, captures) carries such stalls.
@@ -322,6 +323,7 @@ static int cmd_stalls(const struct options *o)
 		next += 1000000;
 		struct timespec at = ns_to_timespec(next);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop_requested) {}
+		if (stop_requested) break; /* a cut-short sleep is not a wake-up */
 		int64_t now = mono_ns();
 		int64_t late = now - next;
 		if (late > 1000000) { over1++; late_sum += late; }
@@ -371,7 +373,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "stalls")) {
 		if (o.count == 0 || o.count > 3600000ULL) {
-			fprintf(stderr, "ccb-udpprobe: stalls needs --count 1..3600000 (milliseconds)\n");
+			fprintf(stderr, "ccb-udpprobe: stalls needs --count 1..3600000 (wake-ups, one per ms)\n");
 			return 2;
 		}
 		struct sigaction sa = { 0 };

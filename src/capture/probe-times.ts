@@ -56,11 +56,20 @@ export interface ProbeTiming {
   /** Client's send to the echo's arrival, less the turnaround at the server-side tap if given. */
   rttMs: number;
   /**
-   * Capture times (s) at which the probe and its echo entered the shaper: the client's send,
-   * and the echo's pass by the server-side tap (when given). A delay stage that wakes late
-   * at entry + delay delays this probe.
+   * The ways through the shaper: client -> server-side tap and back when that tap is given,
+   * else the whole round trip as one leg. A delay stage that wakes late at a leg's entry + one
+   * delay holds that leg back.
    */
-  enteredShaperAt: number[];
+  legs: ProbeLeg[];
+}
+
+export interface ProbeLeg {
+  /** Capture time (s) at which the leg entered the shaper. */
+  enteredAt: number;
+  /** How long it took (ms). */
+  ms: number;
+  /** One-way delays it crosses: 1, or 2 for a whole round trip. */
+  delays: 1 | 2;
 }
 
 /**
@@ -74,8 +83,10 @@ export function probeTimings(packets: TaggedUdpPacket[], echoPort: number, atSer
   const atServer = atServerSide ? probeRoundTrips(atServerSide, echoPort) : new Map<number, RoundTrip>();
   return [...atClient].map(([seq, c]) => {
     const s = atServer.get(seq);
-    return { seq, rttMs: (c.echoAt - c.sentAt) * 1000 - (s ? (s.echoAt - s.sentAt) * 1000 : 0),
-      enteredShaperAt: s ? [c.sentAt, s.echoAt] : [c.sentAt] };
+    const legs: ProbeLeg[] = s
+      ? [{ enteredAt: c.sentAt, ms: (s.sentAt - c.sentAt) * 1000, delays: 1 }, { enteredAt: s.echoAt, ms: (c.echoAt - s.echoAt) * 1000, delays: 1 }]
+      : [{ enteredAt: c.sentAt, ms: (c.echoAt - c.sentAt) * 1000, delays: 2 }];
+    return { seq, rttMs: (c.echoAt - c.sentAt) * 1000 - (s ? (s.echoAt - s.sentAt) * 1000 : 0), legs };
   });
 }
 
@@ -107,9 +118,9 @@ function probeRoundTrips(packets: TaggedUdpPacket[], echoPort: number): Map<numb
  * (the packet's way through the stack after the verdict stalls too; measured: probes released
  * on time but 15 ms late at the tap, inside a cluster of such windows), so a probe counts as
  * host-stalled when a window overlaps one of its legs while that leg was late: from its due
- * time (entry + one-way delay; less `slackUs` for the tap-to-stamp gap) to due + the probe's
- * excess over the configured RTT. A probe on time is never host-stalled; a constant excess on
- * every probe is only set aside where a window happens to fall within it.
+ * time (entry + one-way delay; less `slackUs` for the tap-to-stamp gap) to due + that leg's
+ * own excess over its configured delay. A leg on time is never host-stalled; a constant excess
+ * on every probe is only set aside where a window happens to fall within it.
  */
 export function hostStalledProbes(probes: ProbeTiming[], delayMs: number, lateWindowsUs: [number, number][], slackUs = 200): boolean[] {
   const windows = [...lateWindowsUs].sort((a, b) => a[0] - b[0]);
@@ -124,14 +135,12 @@ export function hostStalledProbes(probes: ProbeTiming[], delayMs: number, lateWi
     }
     return last >= 0 && reach[last] >= fromUs;
   };
-  return probes.map((p) => {
-    const excessUs = (p.rttMs - 2 * delayMs) * 1000;
+  return probes.map((p) => p.legs.some((leg) => {
+    const excessUs = (leg.ms - leg.delays * delayMs) * 1000;
     if (excessUs <= 0) return false;
-    return p.enteredShaperAt.some((t) => {
-      const dueUs = t * 1e6 + delayMs * 1000;
-      return overlaps(dueUs - slackUs, dueUs + excessUs);
-    });
-  });
+    const dueUs = leg.enteredAt * 1e6 + delayMs * 1000;
+    return overlaps(dueUs - slackUs, dueUs + excessUs);
+  }));
 }
 
 /** One-way delays (ms) of overload packets from the capture point to the client. */

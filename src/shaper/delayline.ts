@@ -47,7 +47,8 @@ export const delayLineStatsSchema = z.object({
   kernelUserDropped: z.number().int().optional(),
   /**
    * Late releases as [due, released] in CLOCK_REALTIME microseconds (the clock of captures):
-   * every packet due in that span left at its end. The first 1024 are kept, the rest counted.
+   * packets due in that span left late, by its end at the latest. Overlapping windows merge;
+   * the first 4096 are kept, the rest counted in lateWindowsDropped.
    */
   lateWindowsUs: z.array(z.tuple([z.number(), z.number()])).optional(),
   lateWindowsDropped: z.number().int().nonnegative().optional(),

@@ -18,7 +18,11 @@ export const hostStallsSchema = z.object({
   maxLateUs: z.number().nonnegative(),
   lateOver1msTotalMs: z.number().nonnegative(),
 });
-export type HostStalls = z.infer<typeof hostStallsSchema>;
+export type HostStalls = z.infer<typeof hostStallsSchema> & {
+  /** When sampling started and stopped (CLOCK_REALTIME us, the clock of captures). */
+  startedAtUs: number;
+  stoppedAtUs: number;
+};
 
 /** Same real-time priority as the delay line: what it would see. */
 const RT_PRIORITY = 50;
@@ -27,41 +31,48 @@ function proberPath(): string {
   return join(dirname(delayLineBinaryPath()), 'ccb-udpprobe');
 }
 
-function parse(stdout: string): HostStalls {
+function parse(stdout: string, startedAtUs: number): HostStalls {
   const line = stdout.trim().split('\n').at(-1) ?? '';
   try {
-    return hostStallsSchema.parse(JSON.parse(line));
+    return { ...hostStallsSchema.parse(JSON.parse(line)), startedAtUs, stoppedAtUs: Date.now() * 1000 };
   } catch (err) {
     throw new CcbError(`ccb-udpprobe stalls printed unreadable output '${line}': ${(err as Error).message}`);
   }
 }
 
-/** Samples the host for `ms` milliseconds. */
+/** Samples the host for `ms` 1-ms wake-ups (longer when it stalls: a stall is one wake-up). */
 export async function measureHostStalls(ms: number): Promise<HostStalls> {
+  const startedAtUs = Date.now() * 1000;
   const r = await run(proberPath(), ['stalls', '--count', String(Math.round(ms)), '--rt-prio', String(RT_PRIORITY)],
-    { timeoutMs: ms + 10_000 });
-  return parse(r.stdout);
+    { timeoutMs: 2 * ms + 10_000 });
+  return parse(r.stdout, startedAtUs);
 }
 
 /**
- * Samples the host until stop() (at most `maxMs`), e.g. around a timing test. The sampler is
- * this process's own child and is ended by its pid.
+ * Samples the host until stop() (at most `maxMs` wake-ups), e.g. around a timing test. The
+ * sampler is this process's own child and is ended by its pid.
  */
 export function startHostStallMonitor(maxMs = 600_000): { pid: number; stop(): Promise<HostStalls> } {
+  const startedAtUs = Date.now() * 1000;
   const child = start(proberPath(), ['stalls', '--count', String(Math.round(maxMs)), '--rt-prio', String(RT_PRIORITY)]);
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let spawnError: Error | undefined;
+  const closed = new Promise<void>((resolve) => {
+    child.once('error', (e) => { spawnError = e; resolve(); }); // e.g. not built: reported by stop()
+    child.once('close', () => resolve());
+  });
   if (child.pid === undefined) throw new CcbError(`could not start ${proberPath()}`);
   return {
     pid: child.pid,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await closed;
+      if (spawnError) throw new CcbError(`ccb-udpprobe stalls failed: ${spawnError.message}`);
       if (!out.trim()) throw new CcbError(`ccb-udpprobe stalls gave no result: ${err.trim() || `exit ${child.exitCode}`}`);
-      return parse(out);
+      return parse(out, startedAtUs);
     },
   };
 }

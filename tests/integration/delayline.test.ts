@@ -5,7 +5,8 @@
  * kernel runs without preemption ("Dynamic Preempt: none"), other tasks' kernel work
  * can hold off even a real-time process for a few ms, while a wrong delay fails every
  * attempt. An attempt during which the delay line itself logged a late release as long
- * as the p99's excess (the host stalled it) does not count against those three.
+ * as the p99's excess, while an independent sampler saw the host stall by more than 3 ms,
+ * does not count against those three (6 attempts at most).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

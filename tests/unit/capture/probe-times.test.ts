@@ -27,39 +27,56 @@ describe('probe round trips from kernel timestamps', () => {
     expect(oneWayMs([blst(1, 1), blst(1.001, 2), blst(1.002, 3)], [blst(1.030, 1), blst(1.033, 3)]).map((x) => Math.round(x))).toEqual([30, 31]);
   });
 
-  it('records when each probe and its echo entered the shaper', () => {
+  it('splits a probe into its two ways through the shaper at the server-side tap', () => {
     const atClient = [probe(1.000, 1, true), probe(1.0202, 1, false)];
     const atServer = [probe(1.010, 1, true), probe(1.0102, 1, false)];
-    expect(probeTimings(atClient, ECHO, atServer)[0].enteredShaperAt).toEqual([1.000, 1.0102]);
-    expect(probeTimings(atClient, ECHO)[0].enteredShaperAt).toEqual([1.000]);
+    const [leg1, leg2] = probeTimings(atClient, ECHO, atServer)[0].legs;
+    expect(leg1.enteredAt).toBe(1.000);
+    expect(leg1.ms).toBeCloseTo(10, 6);
+    expect(leg1.delays).toBe(1);
+    expect(leg2.enteredAt).toBe(1.0102);
+    expect(leg2.ms).toBeCloseTo(10, 6);
+    // Without that tap the round trip is one leg across both delays.
+    const [whole] = probeTimings(atClient, ECHO)[0].legs;
+    expect(whole.ms).toBeCloseTo(20.2, 6);
+    expect(whole.delays).toBe(2);
   });
 });
 
 describe('probes a host stall may explain', () => {
-  // 10 ms one-way delay (20 ms RTT): a leg entering at t falls due at t + 10 ms.
-  const timing = (sentAt: number, echoAt: number, rttMs: number) => ({ seq: 0, rttMs, enteredShaperAt: [sentAt, echoAt] });
+  // 10 ms one-way delay: a leg entering at t falls due at t + 10 ms.
+  const probeOf = (out: [number, number], back: [number, number]) => ({ seq: 0, rttMs: out[1] + back[1],
+    legs: [{ enteredAt: out[0], ms: out[1], delays: 1 as const }, { enteredAt: back[0], ms: back[1], delays: 1 as const }] });
   const us = (s: number) => Math.round(s * 1e6);
 
-  it('sets aside a late probe when a late-release window overlaps a leg while it was late', () => {
+  it('sets aside a probe when a late-release window overlaps a leg while that leg was late', () => {
     const probes = [
-      timing(1.000, 1.011, 26), // outbound due 1.010, 6 ms late: window [1.0095, 1.016] overlaps
-      timing(2.000, 2.011, 24), // return due 2.021, 4 ms late: window [2.023, 2.030] begins inside [2.021, 2.025]
-      timing(3.000, 3.011, 24), // due 3.010 and 3.021, 4 ms late: nothing until 3.030
-      timing(4.000, 4.011, 20), // on time, though a window covers its outbound due time
+      probeOf([1.000, 16], [1.017, 10]), // outbound due 1.010, 6 ms late: window [1.0095, 1.016] overlaps
+      probeOf([2.000, 10], [2.011, 14]), // return due 2.021, 4 ms late: window [2.023, 2.030] begins inside
+      probeOf([3.000, 14], [3.015, 10]), // outbound 4 ms late, no window until 3.030
+      probeOf([4.000, 10], [4.011, 10]), // on time, though a window covers its outbound due time
+      probeOf([5.000, 14], [5.015, 10]), // late outbound; the window meets only the on-time return
     ];
-    const windows: [number, number][] = [[us(1.0095), us(1.016)], [us(2.023), us(2.030)], [us(3.030), us(3.040)], [us(4.005), us(4.015)]];
-    expect(hostStalledProbes(probes, 10, windows)).toEqual([true, true, false, false]);
+    const windows: [number, number][] = [[us(1.0095), us(1.016)], [us(2.023), us(2.030)], [us(3.030), us(3.040)],
+      [us(4.005), us(4.015)], [us(5.025), us(5.027)]];
+    expect(hostStalledProbes(probes, 10, windows)).toEqual([true, true, false, false, false]);
   });
 
   it('allows for the slack before a leg is due, not more', () => {
     const windows: [number, number][] = [[us(1.000), us(1.0099)]];
-    expect(hostStalledProbes([timing(1.000, 5, 25)], 10, windows)).toEqual([true]); // ends 100 us before due
-    expect(hostStalledProbes([timing(1.0003, 5, 25)], 10, windows)).toEqual([false]); // ends 400 us before
+    expect(hostStalledProbes([probeOf([1.000, 15], [2, 10])], 10, windows)).toEqual([true]); // ends 100 us before due
+    expect(hostStalledProbes([probeOf([1.0003, 15], [2, 10])], 10, windows)).toEqual([false]); // ends 400 us before
   });
 
   it('reads nested and overlapping windows by the latest end among those begun', () => {
     const windows: [number, number][] = [[us(1.000), us(1.020)], [us(1.005), us(1.006)]];
-    expect(hostStalledProbes([timing(1.0, 5, 22)], 10, windows)).toEqual([true]); // due 1.010, inside the long one
-    expect(hostStalledProbes([timing(1.0, 5, 22)], 10, [])).toEqual([false]);
+    expect(hostStalledProbes([probeOf([1.0, 12], [2, 10])], 10, windows)).toEqual([true]); // due 1.010, inside the long one
+    expect(hostStalledProbes([probeOf([1.0, 12], [2, 10])], 10, [])).toEqual([false]);
+  });
+
+  it('without the server-side tap, judges the round trip as one leg across both delays', () => {
+    const whole = { seq: 0, rttMs: 25, legs: [{ enteredAt: 1.000, ms: 25, delays: 2 as const }] };
+    expect(hostStalledProbes([whole], 10, [[us(1.012), us(1.014)]])).toEqual([true]); // due 1.010, late until 1.015
+    expect(hostStalledProbes([{ ...whole, rttMs: 20, legs: [{ ...whole.legs[0], ms: 20 }] }], 10, [[us(1.012), us(1.014)]])).toEqual([false]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { htbBatch, htbBurstBytes } from '../../../src/shaper/shaper.js';
 import { parseProfile } from '../../../src/shaper/profile.js';
 import { parseTcpdumpStats } from '../../../src/capture/tcpdump.js';
-import { evaluate, expectedTcpGoodputKbit, goodputKbit } from '../../../src/shaper/check.js';
+import { evaluate, expectedTcpGoodputKbit, goodputKbit, lateTimeMs } from '../../../src/shaper/check.js';
 import type { MeasureResult } from '../../../src/shaper/check-agent.js';
 
 const profile = parseProfile({ name: 't', rateKbit: 200, delayMs: 50, buffer: { bdp: 2 } }, 't');
@@ -89,10 +89,17 @@ describe('judging the added RTT on a host that stalls', () => {
     // 50 windows of 10 ms: the stage was 500 ms late in all.
     const stats = { packets: 1, maxHeld: 1, lateReleasesOver1ms: 50, enobufs: 0,
       lateWindowsUs: Array.from({ length: 50 }, (_, i) => [i * 1e6, i * 1e6 + 10_000] as [number, number]) };
-    const host = (lateMs: number) => ({ wakeups: 20_000, lateOver1ms: 10, lateOver3ms: 5, maxLateUs: 9000, lateOver1msTotalMs: lateMs });
+    const host = (lateMs: number) => ({ wakeups: 20_000, lateOver1ms: 10, lateOver3ms: 5, maxLateUs: 9000, lateOver1msTotalMs: lateMs,
+      startedAtUs: 0, stoppedAtUs: 60e6 });
     const withHost = (lateMs: number) => evaluate({ profile, flows: 1 }, 'nfqueue', measure(onTime), onTime.map(() => false), capture, stats, 1, host(lateMs));
     expect(check(withHost(48), 'host stalls: delay stage late').ok).toBe(false); // quiet host: the stage fell behind
     expect(withHost(48).ok).toBe(false);
     expect(check(withHost(700), 'host stalls: delay stage late').ok).toBe(true); // the host stalled as much
+  });
+
+  it('counts late time once where windows overlap, and only while the sampler ran', () => {
+    const w: [number, number][] = [[1000, 5000], [4000, 9000], [20_000, 21_000], [2000, 3000], [90_000, 99_000]];
+    expect(lateTimeMs(w, 0, 50_000)).toBeCloseTo(9, 6); // 1000-9000 and 20000-21000
+    expect(lateTimeMs(w, 10_000, 200_000)).toBeCloseTo(10, 6); // 20000-21000 and 90000-99000
   });
 });
