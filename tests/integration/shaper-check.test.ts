@@ -42,6 +42,7 @@ describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
           `(${m.rttP99AllMs.toFixed(2)} ms with the ${m.probesHostDelayed} of ${m.probesReceived} host-stalled probes); host: ${host}`);
         if (report.ok || !m.hostStalls || !isNoisy(m.hostStalls)) break;
         noisy.push(`attempt ${attempt + 1}: ${failedChecks(report).replace(/\n/g, '; ')} (host: ${host})`);
+        console.log(`${name}: trying again after a noisy host: ${noisy.at(-1)}`);
       }
       // Nothing of these runs is left behind.
       expect(listNamespaces().filter((n) => n.startsWith('ccb-') && !nsBefore.includes(n))).toEqual([]);
