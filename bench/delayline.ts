@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import { CleanupStack, unwindOnSignals } from '../src/net/cleanup.js';
 import { processStartTime, undo, type Resource } from '../src/net/resources.js';
-import { delayLineBinaryPath, startDelayLine, type DelayLineStats } from '../src/shaper/delayline.js';
+import { startDelayLine, udpProbeBinaryPath, type DelayLineStats } from '../src/shaper/delayline.js';
 import { CcbError } from '../src/util/errors.js';
 import { run, runIn, sleep, start } from '../src/util/exec.js';
 
@@ -42,10 +42,6 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Builds the native helpers if needed (make is incremental; a no-op when up to date). */
 export async function ensureNativeBuilt(): Promise<void> {
   await run('make', ['-s', '-C', join(repoRoot, 'native', 'delayline')], { timeoutMs: 120_000 });
-}
-
-export function udpProbePath(): string {
-  return join(dirname(delayLineBinaryPath()), 'ccb-udpprobe');
 }
 
 export function randomTag(): string {
@@ -129,7 +125,7 @@ interface ProbeProcess {
 
 /** Starts ccb-udpprobe in `ns`, registered on the stack until it exits. */
 function startProbe(stack: CleanupStack, ns: string, args: string[]): ProbeProcess {
-  const child = start('ip', ['netns', 'exec', ns, udpProbePath(), ...args]);
+  const child = start('ip', ['netns', 'exec', ns, udpProbeBinaryPath(), ...args]);
   const resource: Resource = { kind: 'process', pid: child.pid ?? -1, startTime: processStartTime(child.pid ?? -1) ?? '', what: `ccb-udpprobe ${args[0]} in ${ns}` };
   // forget() while the stack unwinds would make it pop the wrong entry: track that here.
   let unwinding = false;

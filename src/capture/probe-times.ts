@@ -90,11 +90,6 @@ export function probeTimings(packets: TaggedUdpPacket[], echoPort: number, atSer
   });
 }
 
-/** Round-trip times (ms) of probes (see probeTimings). */
-export function probeRttsMs(packets: TaggedUdpPacket[], echoPort: number, atServerSide?: TaggedUdpPacket[]): number[] {
-  return probeTimings(packets, echoPort, atServerSide).map((p) => p.rttMs);
-}
-
 interface RoundTrip { sentAt: number; echoAt: number }
 
 /** Per probe sequence number: when one tap saw the probe, and its echo. */

@@ -33,7 +33,7 @@ export const TOLERANCE = {
   /**
    * The delay stage's late time may be at most this multiple of the late time an independent
    * sampler saw on the same host (plus lateStageSlackMs): more means the stage fell behind on
-   * its own, and its hold-backs must not be taken off. Measured on a noisy guest: the stage's
+   * its own, and the probes it held back must not be set aside as the host's. Measured on a noisy guest: the stage's
    * late time was 0.3-1.5x the sampler's (290-3075 vs 510-3234 ms in ~25 s; the most at 20 Mbit/s,
    * where a packet is always due), and 0-62 vs 0-19 ms on a quiet one.
    */
@@ -198,7 +198,7 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
  * here carry the same stalls.
  */
 export function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: MeasureResult, hostStalled: boolean[],
-  capture: CaptureStats & { packetsSentAndReceivedByServer: number }, delayLine: unknown, warmup: number, hostStalls?: HostStalls): ShaperCheckReport {
+  capture: CaptureStats & { packetsSentAndReceivedByServer: number }, delayLine: DelayLineStats | undefined, warmup: number, hostStalls?: HostStalls): ShaperCheckReport {
   const p = opts.profile;
   const addedRtt = 2 * p.delayMs;
   const limit = bufferBytes(p);
@@ -211,9 +211,8 @@ export function evaluate(opts: ShaperCheckOptions, backend: DelayBackend, m: Mea
   const rttP99 = kept.length ? quantile(kept, 0.99) : NaN;
   const nHostDelayed = m.probeRttMs.length - kept.length;
   const worstHostStalled = Math.max(0, ...m.probeRttMs.filter((_, i) => hostStalled[i]));
-  const lateWindowsDropped = (delayLine as DelayLineStats | undefined)?.lateWindowsDropped ?? 0;
-  const stageLateMs = hostStalls
-    ? lateTimeMs((delayLine as DelayLineStats | undefined)?.lateWindowsUs ?? [], hostStalls.startedAtUs, hostStalls.stoppedAtUs) : 0;
+  const lateWindowsDropped = delayLine?.lateWindowsDropped ?? 0;
+  const stageLateMs = hostStalls ? lateTimeMs(delayLine?.lateWindowsUs ?? [], hostStalls.startedAtUs, hostStalls.stoppedAtUs) : 0;
   const checks: CheckItem[] = [];
   const fmt = (x: number, d = 1) => x.toFixed(d);
   const within = (x: number, target: number, frac: number) => Math.abs(x - target) <= frac * target;

@@ -144,6 +144,11 @@ export function delayLineBinaryPath(): string {
   return path;
 }
 
+/** ccb-udpprobe, built beside the delay line (benchmarks' prober, the host-stall sampler). */
+export function udpProbeBinaryPath(): string {
+  return join(dirname(delayLineBinaryPath()), 'ccb-udpprobe');
+}
+
 function validate(opts: DelayLineOptions): void {
   if (!Number.isInteger(opts.queueNum) || opts.queueNum < 0 || opts.queueNum > 65535) {
     throw new BadInputError(`delay line queue number must be an integer 0..65535, got ${opts.queueNum}`);

@@ -5,11 +5,10 @@
  * puts the same stalls into the delay line, the probes and the captures; `doctor` reports it,
  * and timing tests print it next to a failure so a noisy host is told from a broken shaper.
  */
-import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { run, start } from '../util/exec.js';
 import { CcbError } from '../util/errors.js';
-import { delayLineBinaryPath } from './delayline.js';
+import { udpProbeBinaryPath } from './delayline.js';
 
 export const hostStallsSchema = z.object({
   wakeups: z.number().int().nonnegative(),
@@ -27,10 +26,6 @@ export type HostStalls = z.infer<typeof hostStallsSchema> & {
 /** Same real-time priority as the delay line: what it would see. */
 const RT_PRIORITY = 50;
 
-function proberPath(): string {
-  return join(dirname(delayLineBinaryPath()), 'ccb-udpprobe');
-}
-
 function parse(stdout: string, startedAtUs: number): HostStalls {
   const line = stdout.trim().split('\n').at(-1) ?? '';
   try {
@@ -43,7 +38,7 @@ function parse(stdout: string, startedAtUs: number): HostStalls {
 /** Samples the host for `ms` 1-ms wake-ups (longer when it stalls: a stall is one wake-up). */
 export async function measureHostStalls(ms: number): Promise<HostStalls> {
   const startedAtUs = Date.now() * 1000;
-  const r = await run(proberPath(), ['stalls', '--count', String(Math.round(ms)), '--rt-prio', String(RT_PRIORITY)],
+  const r = await run(udpProbeBinaryPath(), ['stalls', '--count', String(Math.round(ms)), '--rt-prio', String(RT_PRIORITY)],
     { timeoutMs: 2 * ms + 10_000 });
   return parse(r.stdout, startedAtUs);
 }
@@ -54,7 +49,7 @@ export async function measureHostStalls(ms: number): Promise<HostStalls> {
  */
 export function startHostStallMonitor(maxMs = 600_000): { pid: number; stop(): Promise<HostStalls> } {
   const startedAtUs = Date.now() * 1000;
-  const child = start(proberPath(), ['stalls', '--count', String(Math.round(maxMs)), '--rt-prio', String(RT_PRIORITY)]);
+  const child = start(udpProbeBinaryPath(), ['stalls', '--count', String(Math.round(maxMs)), '--rt-prio', String(RT_PRIORITY)]);
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -64,7 +59,7 @@ export function startHostStallMonitor(maxMs = 600_000): { pid: number; stop(): P
     child.once('error', (e) => { spawnError = e; resolve(); }); // e.g. not built: reported by stop()
     child.once('close', () => resolve());
   });
-  if (child.pid === undefined) throw new CcbError(`could not start ${proberPath()}`);
+  if (child.pid === undefined) throw new CcbError(`could not start ${udpProbeBinaryPath()}`);
   return {
     pid: child.pid,
     async stop() {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { hostStalledProbes, oneWayMs, probeRttsMs, probeTimings, type TaggedUdpPacket } from '../../../src/capture/probe-times.js';
+import { hostStalledProbes, oneWayMs, probeTimings, type TaggedUdpPacket } from '../../../src/capture/probe-times.js';
 
 const ECHO = 5002;
+const probeRttsMs = (...args: Parameters<typeof probeTimings>) => probeTimings(...args).map((p) => p.rttMs);
 const probe = (time: number, seq: number, toEcho: boolean): TaggedUdpPacket =>
   ({ time, tag: 'PROB', seq, srcPort: toEcho ? 40000 : ECHO, dstPort: toEcho ? ECHO : 40000 });
 
