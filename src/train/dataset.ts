@@ -10,6 +10,7 @@ import type { BifSeries } from '../trace/types.js';
 import { lossAt } from '../trace/loss-timeline.js';
 import type { LabelledSeries } from '../classify/index.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
+import { disturbanceSchema } from '../shaper/disturbance.js';
 import type { ProbeOutcome } from './probes.js';
 
 export const DATASET_SCHEMA_VERSION = 1;
@@ -37,6 +38,13 @@ const entrySchema = z.object({
     lostBytes: z.number().nonnegative(),
     checkpoints: z.array(z.tuple([z.number(), z.number().nonnegative(), z.number().nonnegative()])).optional(),
   }).optional(),
+  /**
+   * The grid condition the trace was measured under (src/train/grid.ts EntryConditions); absent
+   * in datasets from before the grid (the lab's base conditions then).
+   */
+  conditions: z.record(z.string(), z.unknown()).optional(),
+  /** How much the measuring host held the bottleneck back during the transfer (src/shaper/disturbance.ts). */
+  disturbance: disturbanceSchema.optional(),
 });
 export type DatasetEntry = z.infer<typeof entrySchema>;
 const datasetSchema = z.object({ schemaVersion: z.literal(DATASET_SCHEMA_VERSION), createdAt: z.string(), entries: z.array(entrySchema) });
@@ -107,6 +115,7 @@ export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | nu
     bif: Array.from(s.bif, (x) => Math.round(x)),
     ...(s.appLimited ? { appLimited: Array.from(s.appLimited) } : {}),
     ...(s.loss ? { loss: { ...s.loss } } : {}),
+    ...(o.result.disturbance ? { disturbance: o.result.disturbance } : {}),
   };
 }
 
