@@ -67,17 +67,3 @@ export async function loadAverage(): Promise<number | null> {
     return null;
   }
 }
-
-/**
- * How a disturbance bears on a verdict. WHY these bounds: a stall shorter than a few ms is
- * below what the low-pass filter keeps at the Nebby profiles' RTTs (>= 100 ms), while stalls
- * taking more than 1% of the time, or one longer than a tenth of an RTT, move packets by a
- * visible share of the window.
- */
-export function disturbedReason(d: Disturbance | null | undefined, rttSeconds: number): string | null {
-  if (!d || d.windowSeconds <= 0) return null;
-  const share = d.stalledMs / 1000 / d.windowSeconds;
-  if (share > 0.01) return `the measuring host held the bottleneck back ${(100 * share).toFixed(1)}% of the time (${d.stalls} stalls, longest ${d.maxStallMs.toFixed(0)} ms)`;
-  if (d.maxStallMs / 1000 > 0.1 * rttSeconds) return `the measuring host stalled the bottleneck for ${d.maxStallMs.toFixed(0)} ms, over a tenth of an RTT`;
-  return null;
-}
