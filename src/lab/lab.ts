@@ -91,7 +91,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
           name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns,
           ...(region.path.sender.pacing ? { env: { LD_PRELOAD: pacingPreload() } } : {}) });
         stack.push({ kind: 'process', pid: o.pid, startTime: processStartTime(o.pid) ?? '', what: `origin ${d.origin.name}@${d.region}` });
-        await startTcpInfoSampler(stack, ns, gt);
+        if (cfg.tcpInfoIntervalMs > 0) await startTcpInfoSampler(stack, ns, gt, cfg.tcpInfoIntervalMs);
         origins.push({ ...base, serve: 'tcp', pid: o.pid, requestLog });
       } else {
         const o = await startQuicOrigin({ stack: d.origin.stack, cc: d.cca, listen: `${ip}:443`, root: sites.outDir,
@@ -127,11 +127,11 @@ async function allowKernelCcasInNamespaces(): Promise<void> {
   if (missing.length) await run('sysctl', ['-qw', `net.ipv4.tcp_allowed_congestion_control=${[...allowed, ...missing].join(' ')}`]);
 }
 
-/** tcp_info of every connection on port 443 of the origin's namespace, every 10 ms. */
-async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string): Promise<void> {
+/** tcp_info of every connection on port 443 of the origin's namespace, every `intervalMs`. */
+async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string, intervalMs: number): Promise<void> {
   const fd = openSync(file, 'a');
   try {
-    const child = start('ip', ['netns', 'exec', ns, buildPath('native', 'ccb-tcpinfo'), '--port', '443', '--interval-ms', '10'],
+    const child = start('ip', ['netns', 'exec', ns, buildPath('native', 'ccb-tcpinfo'), '--port', '443', '--interval-ms', String(intervalMs)],
       { stdio: ['ignore', fd, 'pipe'] });
     stack.push({ kind: 'process', pid: child.pid!, startTime: processStartTime(child.pid!) ?? '', what: `tcp_info sampler in ${ns}` });
     await new Promise<void>((resolveReady, reject) => {

@@ -9,6 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
+import { calibrate, fitCalibration, type Calibration } from '../classify/calibration.js';
 import type { BifSeries } from '../trace/types.js';
 import { designFamilyOf, holdOutVerdict } from './bench.js';
 import { loadDataset, toSeries, type DatasetEntry } from './dataset.js';
@@ -66,7 +67,7 @@ const measurementKey = (e: GridEntry) => `${e.conditionId}\t${e.origin}\t${e.rep
 export function judge(entries: GridEntry[], model: Model, cache: SeriesCache): Outcome[] {
   const groups = new Map<string, Array<{ e: GridEntry; v: Verdict }>>();
   for (const e of entries) {
-    const v = classifyFlow(cache.of(e), model, { disturbance: e.disturbance ?? null });
+    const v = classifyFlow(cache.of(e), model, { disturbance: process.env.CCB_IGNORE_DISTURBANCE ? null : e.disturbance ?? null });
     const k = measurementKey(e);
     groups.set(k, [...(groups.get(k) ?? []), { e, v }]);
   }
@@ -201,4 +202,32 @@ export function openSetTable(os: Outcome[]): string {
   }
   lines.push(`| **all** | ${n} | | | | ${cw} (${pct(cw, n)}) |`);
   return lines.join('\n');
+}
+
+/**
+ * The shipped model: trained on every grid condition, its confidence calibrated on how often
+ * leave-one-condition-out verdicts of each raw confidence were right (calibration.ts).
+ */
+export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string): { model: Model; loco: Outcome[] } {
+  const loco = leaveOneConditionOut(entries, cache);
+  const model = trainFromEntries(entries, { source, seriesOf: (e) => cache.of(e as GridEntry) });
+  model.calibration = calibrationFrom(loco, `leave one condition out over ${source} (${loco.length} measurements)`);
+  return { model, loco };
+}
+
+export function calibrationFrom(os: Outcome[], fittedOn: string): Calibration {
+  return fitCalibration(os.filter((o) => !NON_ANSWERS.has(o.predicted)).map((o) => ({ confidence: o.confidence, right: o.predicted === o.truth })), fittedOn);
+}
+
+/**
+ * Honest calibration figures: each condition's verdicts calibrated by a map fitted on the other
+ * conditions' held-out verdicts only (the map never saw the condition it is scored on).
+ */
+export function calibratedLoco(loco: Outcome[]): Outcome[] {
+  const out: Outcome[] = [];
+  for (const id of [...new Set(loco.map((o) => o.conditionId))]) {
+    const c = calibrationFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`);
+    for (const o of loco.filter((x) => x.conditionId === id)) out.push(NON_ANSWERS.has(o.predicted) ? o : { ...o, confidence: calibrate(c, o.confidence) });
+  }
+  return out;
 }
