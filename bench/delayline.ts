@@ -207,6 +207,26 @@ export interface ProbeOptions {
   rtPrio?: number;
   /** How long B waits for the first packet (ms); short when traffic is expected to be dropped. */
   firstTimeoutMs?: number;
+  /** B also writes every packet it received, in arrival order, to this file (see readArrivalLog). */
+  logPath?: string;
+}
+
+/** One received probe: its sequence number, when it arrived (CLOCK_MONOTONIC) and its one-way delay. */
+export interface ArrivalRecord {
+  seq: number;
+  arrivalUs: number;
+  delayUs: number;
+}
+
+/** Reads `ccb-udpprobe recv --log` output (CSV "seq,arrival_ns,delay_ns", arrival order). */
+export function readArrivalLog(path: string): ArrivalRecord[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [seq, arrivalNs, delayNs] = line.split(',').map(Number);
+      return { seq, arrivalUs: arrivalNs / 1000, delayUs: delayNs / 1000 };
+    });
 }
 
 /** Resolves ARP on every hop so the first measured packets do not wait for it. */
@@ -221,7 +241,7 @@ export async function runOneWay(stack: CleanupStack, lab: DelayLab, o: ProbeOpti
   const port = String(o.port ?? 9100);
   const prio = String(o.rtPrio ?? 40);
   const recv = startProbe(stack, lab.nsB, ['recv', '--port', port, '--count', String(o.count), '--rt-prio', prio,
-    '--first-timeout-ms', String(o.firstTimeoutMs ?? 5000), '--idle-ms', '1500']);
+    '--first-timeout-ms', String(o.firstTimeoutMs ?? 5000), '--idle-ms', '1500', ...(o.logPath ? ['--log', o.logPath] : [])]);
   await recv.ready;
   const sendTimeout = (o.count / o.ratePps) * 1000 * 2 + 10_000;
   const sent = await runProbe(stack, lab.nsA, ['send', '--dst', lab.addrB, '--port', port, '--rate', String(o.ratePps),
