@@ -9,7 +9,7 @@
  * wrong model (rate, burst length, extra delay), not bad luck. The receiver logs every packet
  * (ccb-udpprobe recv --log): losses, loss runs, reordering and arrival times come from it.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,9 +91,9 @@ describe.skipIf(!isRoot)('ccb-delayline impairments on real namespaces', () => {
   beforeAll(async () => {
     await ensureNativeBuilt();
     stack = new CleanupStack(`ccbdl-impair-test-${tag}`);
-    const dirPrefix = join(tmpdir(), `ccbdl-impair-${tag}-`);
-    logDir = mkdtempSync(dirPrefix);
+    logDir = join(tmpdir(), `ccbdl-impair-${tag}`); // the receiver's packet logs
     stack.push({ kind: 'file', path: logDir });
+    mkdirSync(logDir);
     lab = await buildDelayLab(stack, tag);
     await addNfqueueRules(stack, lab, QUEUE);
     // ARP on every hop, through a plain delay line, so no case's first packets wait for it.
