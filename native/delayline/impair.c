@@ -117,16 +117,24 @@ static int64_t round_up(int64_t t, int64_t step)
 	return r ? t + (step - r) : t;
 }
 
+/*
+ * The ordered part of a release (arrival + delay, plus the jitter unless it may reorder) never
+ * precedes the previous packet's: a path's jitter does not let a packet overtake the one
+ * ahead. In heap mode the floor always applies, so the only reordering is the one asked for:
+ * a packet read after a host stall, timed from that read (arrival_ns in ccb-delayline.c),
+ * would otherwise be overtaken by the packets behind it. The reorder extra and the reordering
+ * jitter come on top of the floor, so the packets behind do overtake the packet that got them.
+ * (In FIFO mode without jitter the ring keeps the order by itself, as it always has.)
+ */
 int64_t delay_model_release(struct delay_model *m, int64_t arrival_ns, const struct release_draw *d)
 {
-	int64_t base = arrival_ns + m->delay_ns + d->jitter_ns;
-	/* Non-reordering jitter: a path's jitter does not let a packet overtake the one ahead. */
-	if (m->jitter_ns > 0 && !m->jitter_reorders) {
-		if (base < m->last_base_ns) base = m->last_base_ns;
-		m->last_base_ns = base;
+	int64_t ordered = arrival_ns + m->delay_ns + (m->jitter_reorders ? 0 : d->jitter_ns);
+	if ((m->jitter_ns > 0 && !m->jitter_reorders) || delay_model_reorders(m)) {
+		if (ordered < m->last_base_ns) ordered = m->last_base_ns;
+		m->last_base_ns = ordered;
 	}
-	/* The reorder extra comes after the floor, so the packets behind do overtake this one. */
-	return round_up(base + d->extra_ns, m->aggregate_ns);
+	int64_t free_part = (m->jitter_reorders ? d->jitter_ns : 0) + d->extra_ns;
+	return round_up(ordered + free_part, m->aggregate_ns);
 }
 
 int64_t delay_model_due(const struct delay_model *m, int64_t arrival_ns, const struct release_draw *d)

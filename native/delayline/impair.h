@@ -52,7 +52,7 @@ struct delay_model {
 	int64_t reorder_extra_ns;
 	int64_t aggregate_ns;       /* 0: off */
 	struct rng jitter_rng, reorder_rng;
-	int64_t last_base_ns;       /* the non-reordering jitter's floor */
+	int64_t last_base_ns;       /* the floor that keeps arrival order (see delay_model_release) */
 };
 /* The random part of one packet's release, drawn once per kept packet. */
 struct release_draw {
@@ -63,7 +63,7 @@ void delay_model_init(struct delay_model *m, uint64_t seed);
 /* True when release order can differ from arrival order (needs the heap, per-packet verdicts). */
 int delay_model_reorders(const struct delay_model *m);
 struct release_draw delay_model_draw(struct delay_model *m);
-/* The packet's release time (moves the non-reordering jitter's floor). */
+/* The packet's release time (moves the floor that keeps arrival order). */
 int64_t delay_model_release(struct delay_model *m, int64_t arrival_ns, const struct release_draw *d);
 /* When a packet that arrived at arrival_ns was due, without touching the floor: the start of
  * a late-release window when the packet could only be timed from a late read. */

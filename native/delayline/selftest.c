@@ -156,7 +156,19 @@ static void release_times(void)
 	CHECK(delay_model_due(&j, 10, &small) == 110, "due ignores the floor");
 	j.jitter_reorders = 1;
 	CHECK(delay_model_reorders(&j), "jitter that may reorder needs the heap");
-	CHECK(delay_model_release(&j, 40, &small) == 140, "no floor when jitter may reorder");
+	CHECK(delay_model_release(&j, 200, &big) == 350, "reordering jitter on top of the floor");
+	CHECK(delay_model_release(&j, 210, &small) == 310, "the next one may overtake it");
+
+	/* Heap mode: a packet timed late (a read after a stall) is not overtaken by later arrivals. */
+	struct delay_model h = { .delay_ns = 100, .reorder_prob = 0.5, .reorder_extra_ns = 1000 };
+	delay_model_init(&h, 1);
+	CHECK(delay_model_release(&h, 500, &none) == 600, "timed from its late read");
+	CHECK(delay_model_release(&h, 450, &none) == 600, "an earlier stamp behind it waits for it");
+	CHECK(delay_model_release(&h, 460, &extra) == 1600, "the asked-for extra still reorders");
+	struct delay_model f = { .delay_ns = 100 };
+	delay_model_init(&f, 1);
+	delay_model_release(&f, 500, &none);
+	CHECK(delay_model_release(&f, 450, &none) == 550, "FIFO without jitter: no floor (the ring keeps the order)");
 
 	/* Draws stay in range, and the jitter stream is the seed itself (as before the new options). */
 	struct delay_model d = { .jitter_ns = 4000, .reorder_prob = 0.1, .reorder_extra_ns = 7 };
