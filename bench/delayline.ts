@@ -26,6 +26,7 @@ import { CleanupStack, unwindOnSignals } from '../src/net/cleanup.js';
 import { processStartTime, undo, type Resource } from '../src/net/resources.js';
 import { startDelayLine, udpProbeBinaryPath, type DelayLineStats } from '../src/shaper/delayline.js';
 import { CcbError } from '../src/util/errors.js';
+import { quantile } from '../src/util/stats.js';
 import { run, runIn, sleep, start } from '../src/util/exec.js';
 
 // ---------------------------------------------------------------- lab topology
@@ -359,12 +360,6 @@ export interface BenchReport {
 /** The reordering mode's workload: this share of packets waits this much longer. */
 const REORDER = { percent: 10, extraMs: 5 };
 
-/** Percentile (nearest rank) of unsorted values. */
-function percentile(values: number[], q: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.round(q * (s.length - 1))];
-}
-
 /** One-way delays (us) less the reorder extra for the packets that got it. */
 function ownDelaysUs(log: ArrivalRecord[], delayMs: number): number[] {
   const extraUs = REORDER.extraMs * 1000;
@@ -406,8 +401,8 @@ async function measureBackend(
     const stats = dl ? await dl.stop() : undefined;
     const configured = backend === 'baseline' ? 0 : delayMs;
     const own = logPath ? ownDelaysUs(readArrivalLog(logPath), delayMs) : undefined;
-    const p50Ms = (own ? percentile(own, 0.5) : r.p50Us) / 1000;
-    const p99Ms = (own ? percentile(own, 0.99) : r.p99Us) / 1000;
+    const p50Ms = (own ? quantile(own, 0.5) : r.p50Us) / 1000;
+    const p99Ms = (own ? quantile(own, 0.99) : r.p99Us) / 1000;
     return {
       backend, ratePps, sent: count, received: r.received, drops: count - r.received, reordered: r.reordered,
       p50Ms, p99Ms,

@@ -28,6 +28,7 @@ import {
 } from '../../bench/delayline.js';
 import { CleanupStack } from '../../src/net/cleanup.js';
 import { startDelayLine, type DelayLineOptions, type DelayLineStats } from '../../src/shaper/delayline.js';
+import { median } from '../../src/util/stats.js';
 
 const isRoot = process.getuid?.() === 0;
 if (!isRoot) {
@@ -36,11 +37,6 @@ if (!isRoot) {
 
 const QUEUE = 13;
 const DELAY_MS = 5;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)];
-}
 
 /** Lengths of the runs of consecutive sequence numbers in 0..count-1 that never arrived. */
 function lossRuns(log: ArrivalRecord[], count: number): number[] {
