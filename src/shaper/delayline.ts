@@ -104,11 +104,6 @@ export interface DelayLineOptions {
   aggregateMs?: number;
   /** Seeds every random decision (jitter, loss, reordering): same seed, same decisions for the same packets. Default 1. */
   seed?: number;
-  /** PLACEHOLDER until the delay line's impairment options land (branch delayline-impair). */
-  loss?: { percent: number; burstLen?: number };
-  reorder?: { percent: number; extraMs: number };
-  jitterReorders?: boolean;
-  aggregateMs?: number;
   /** Kernel queue max length; must exceed packets/s x delay with margin (default 10,000). */
   queueMaxLen?: number;
   /** The process is pushed here before we wait for it, so any failure unwinds it. */
