@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { calibrate } from '../src/classify/calibration.js';
 import {
-  calibratedLoco, calibration, calibrationFrom, CONFIDENT, holdOneControllerOut, leaveOneConditionOut, loadGridEntries, openSetTable, perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
+  calibratedLoco, calibration, calibrationsFrom, CONFIDENT, holdOneControllerOut, leaveOneConditionOut, loadGridEntries, openSetTable, perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
 } from '../src/train/conditions-bench.js';
 
 const args = process.argv.slice(2);
@@ -66,8 +66,8 @@ for (const [name, os] of [['raw confidence', raw], ['calibrated (each condition 
 
 let open: Outcome[] = [];
 if (!noOpenSet) {
-  const map = calibrationFrom(raw, 'all held-out conditions');
-  open = holdOneControllerOut(entries, cache).map((o) => (o.confidence > 0 ? { ...o, confidence: calibrate(map, o.confidence) } : o));
+  const maps = calibrationsFrom(raw, 'all held-out conditions');
+  open = holdOneControllerOut(entries, cache).map((o) => (o.confidence > 0 ? { ...o, confidence: calibrate(o.perProfile.length > 1 ? maps.fused : maps.single, o.confidence) } : o));
   say(`## Open set: hold one controller out (${open.length} measurements; Unknown or the right design family, never a confident wrong label)\n`);
   say(openSetTable(open) + '\n');
 }
