@@ -69,7 +69,7 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
 export const DISTURBANCE_FILE = 'disturbance.json';
 
 export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[],
-  opts: { lab?: boolean; bottleneck?: BottleneckModel | null; rateKbit?: number } = {}): Promise<ProfileAnalysis> {
+  opts: { lab?: boolean; bottleneck?: BottleneckModel | null; rateKbit?: number; notForClassification?: boolean } = {}): Promise<ProfileAnalysis> {
   const disturbance = readDisturbance(join(dir, DISTURBANCE_FILE));
   const warnings: string[] = [];
   // With the TLS key log (kept by --keep-keys, or still there when a run analyses before
@@ -121,7 +121,10 @@ export async function analyzeProfile(dir: string, profile: string, model: Model,
       // The run knows its bottleneck: its rate, not what a paused flow delivered, sets the BDP.
       const rate = opts.rateKbit ?? bottleneck?.rateKbit;
       const series = f.series.conditions && rate ? { ...f.series, conditions: withKnownBottleneck(f.series.conditions, rate) } : f.series;
-      const v = classifyFlow(series, model, { disturbance });
+      const v: Verdict = opts.notForClassification
+        ? { schemaVersion: 1, label: 'Unknown', kind: 'unknown', confidence: 0, shapeCluster: null, evidence: null,
+          reason: `profile ${profile} is not for classification: no lab controller was measured through it` }
+        : classifyFlow(series, model, { disturbance });
       rawVerdicts.set(id, v);
       verdicts.push(verdictRecordFromClassifier(id, v));
     }

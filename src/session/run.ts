@@ -81,6 +81,10 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   mkdirSync(dir, { recursive: true });
   const profiles: Profile[] = await Promise.all((opts.profiles ?? opts.scenario.profiles).map((p) => loadProfile(p)));
   const modelPath = opts.modelPath ?? defaultModelPath();
+  // Said before anything runs: a profile no controller was measured through names none.
+  for (const p of profiles.filter((x) => !x.forClassification)) {
+    say(`warning: profile ${p.name} is not for classification (${p.classificationNote ?? 'never measured in the lab'}): its flows will be Unknown`);
+  }
   let browserVersion = 'unknown';
   const incomplete: string[] = [];
   const abort = new AbortController();
@@ -89,7 +93,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     schemaVersion: 1, runId,
     scenario: { name: opts.scenario.name, kind: opts.scenario.kind, file: opts.scenarioFile },
     site, startUrl: opts.scenario.startUrl, region: opts.region, mode: opts.mode,
-    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, bottleneck: bottleneckModelOf(p) ?? null })),
+    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, forClassification: p.forClassification, bottleneck: bottleneckModelOf(p) ?? null })),
     repeat: opts.repeat, startedAt: startedAt.toISOString(), endedAt: endedAt?.toISOString() ?? null,
     status, incompleteReason: status === 'incomplete' ? incomplete.join('; ') || 'interrupted' : undefined,
     versions: { tool: TOOL_VERSION, browser: browserVersion, model: modelId(modelPath) },
@@ -218,8 +222,9 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
   for (const p of opts.profiles) {
     // The bottleneck the run recorded, not today's profile file of the same name.
     const bottleneck = run.profiles.find((r) => r.name === p)?.bottleneck;
-    const rateKbit = run.profiles.find((r) => r.name === p)?.rateKbit;
-    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab, bottleneck, rateKbit })); } catch { /* a profile without capture: nothing to analyse */ }
+    const ref = run.profiles.find((r) => r.name === p);
+    const notForClassification = ref?.forClassification === false;
+    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab, bottleneck, rateKbit: ref?.rateKbit, notForClassification })); } catch { /* a profile without capture: nothing to analyse */ }
   }
   const runId = opts.runId ?? run.runId;
   writeRunFiles(dir, {
