@@ -2,7 +2,7 @@
  * The conditions benchmark (issue 16; docs/benchmarks/conditions.md): leave one grid condition
  * out, hold one controller out, per profile and per axis, calibration.
  *
- *   npx tsx bench/conditions.ts build/grid/g1 [more dirs or dataset files] [--only c1,c2] [--no-open-set] [--out build/bench/conditions.json]
+ *   npx tsx bench/conditions.ts build/grid/g1 [more dirs or dataset files] [--only c1,c2] [--no-open-set] [--path fullRtt,invisiblePipe|none] [--out build/bench/conditions.json]
  *
  * Prints markdown tables; writes every outcome to --out for later study.
  */
@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { calibrate } from '../src/classify/calibration.js';
 import {
-  calibratedLoco, calibration, calibrationsFrom, CONFIDENT, holdOneControllerOut, leaveOneConditionOut, loadGridEntries, openSetTable, perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
+  calibratedLoco, calibration, calibrationsFrom, pipelineWithPath, CONFIDENT, holdOneControllerOut, leaveOneConditionOut, loadGridEntries, openSetTable, perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
 } from '../src/train/conditions-bench.js';
 
 const args = process.argv.slice(2);
@@ -22,6 +22,7 @@ const flag = (name: string) => {
   return v;
 };
 const only = flag('--only')?.split(',');
+const pipeline = pipelineWithPath(flag('--path'));
 const out = flag('--out') ?? 'build/bench/conditions.json';
 const noOpenSet = args.includes('--no-open-set');
 const inputs = args.filter((a) => !a.startsWith('--'));
@@ -36,7 +37,7 @@ const cache = new SeriesCache();
 const conditions = [...new Set(entries.map((e) => e.conditionId))].sort();
 console.log(`# Conditions benchmark\n\n${entries.length} traces, ${conditions.length} conditions (${conditions.join(', ')}), ${new Set(entries.map((e) => e.origin)).size} controllers\n`);
 
-const raw = leaveOneConditionOut(entries, cache, { only });
+const raw = leaveOneConditionOut(entries, cache, { only, pipeline });
 // Scored with calibrated confidences, each condition's by a map fitted on the other conditions only.
 const loco = calibratedLoco(raw);
 const say = (m: string) => console.log(m);
@@ -67,7 +68,7 @@ for (const [name, os] of [['raw confidence', raw], ['calibrated (each condition 
 let open: Outcome[] = [];
 if (!noOpenSet) {
   const maps = calibrationsFrom(raw, 'all held-out conditions');
-  open = holdOneControllerOut(entries, cache).map((o) => (o.confidence > 0 ? { ...o, confidence: calibrate(o.perProfile.length > 1 ? maps.fused : maps.single, o.confidence) } : o));
+  open = holdOneControllerOut(entries, cache, { pipeline }).map((o) => (o.confidence > 0 ? { ...o, confidence: calibrate(o.perProfile.length > 1 ? maps.fused : maps.single, o.confidence) } : o));
   say(`## Open set: hold one controller out (${open.length} measurements; Unknown or the right design family, never a confident wrong label)\n`);
   say(openSetTable(open) + '\n');
 }

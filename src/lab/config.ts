@@ -59,6 +59,16 @@ export const regionSchema = z.object({
    * (segmentation offload on the origin's link: the stack hands over multi-segment packets that
    * leave back to back). QUIC origins are not affected.
    */
+  /**
+   * Cross traffic on the server-side path: the region's data direction passes a link of
+   * pathRateKbit (a byte FIFO of bufferMs at that rate) that it shares with a bulk TCP download
+   * from the region's origin `from` to the lab router, which never ends while the lab is up.
+   */
+  crossTraffic: z.object({
+    pathRateKbit: z.number().min(8).max(10_000_000),
+    bufferMs: z.number().min(1).max(2000).default(100),
+    from: originName,
+  }).strict().optional(),
   sender: z.object({
     initcwnd: z.number().int().min(1).max(1000).optional(),
     pacing: z.boolean().default(false),
@@ -89,6 +99,10 @@ export const labConfigSchema = z.object({
   for (const [i, r] of cfg.regions.entries()) {
     for (const o of [...(r.origins ?? []), ...Object.keys(r.cca)]) {
       if (!names.has(o)) ctx.addIssue({ code: 'custom', path: ['regions', i], message: `unknown origin ${o}` });
+    }
+    if (r.crossTraffic) {
+      const from = cfg.origins.find((x) => x.name === r.crossTraffic!.from);
+      if (!from || from.serve !== 'tcp') ctx.addIssue({ code: 'custom', path: ['regions', i, 'crossTraffic', 'from'], message: `cross traffic comes from a TCP origin of the lab; ${r.crossTraffic.from} is not one` });
     }
     for (const [o, cca] of Object.entries(r.cca)) {
       const origin = cfg.origins.find((x) => x.name === o);
