@@ -41,7 +41,19 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--from-runs <dir>', 'rebuild the dataset from existing probe run directories, then train')
     .option('--append', 'add the new probes to the saved dataset')
     .option('--tcp-only', 'train on TCP traces only')
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean }) => {
+    .option('--grid <dirs>', "train on conditions-grid datasets ('lab grid' output, comma-separated), with the confidence calibrated by leaving one condition out at a time")
+    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; grid?: string }) => {
+      if (o.grid) {
+        const { loadGridEntries, SeriesCache, trainCalibrated } = await import('../train/conditions-bench.js');
+        const entries = loadGridEntries(list(o.grid));
+        say(`training on ${entries.length} traces from ${new Set(entries.map((e) => e.conditionId)).size} conditions; calibrating by leaving one condition out at a time`);
+        const { model, loco } = trainCalibrated(entries, new SeriesCache(), o.grid);
+        const { saveModel } = await import('../classify/index.js');
+        saveModel(model, o.model);
+        const right = loco.filter((x) => x.predicted === x.truth).length;
+        console.log(`trained on ${model.trainedOn.examples} traces -> ${o.model} (classes: ${model.classes.join(', ')}); held-out conditions: ${right}/${loco.length} right before calibration`);
+        return;
+      }
       let running;
       if (o.fromRuns) {
         saveDataset(o.dataset, await entriesFromRuns(o.fromRuns));

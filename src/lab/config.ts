@@ -53,13 +53,6 @@ export const regionSchema = z.object({
    */
   loss: z.object({ percent: z.number().min(0).max(50), burstLen: z.number().min(1).max(100).optional() }).strict().optional(),
   /**
-   * How this region's TCP origins send (the kernel stack's details real servers differ in):
-   * initial congestion window (segments; Linux's default is 10), pacing (the kernel's internal
-   * pacing at the controller's rate, as fq or SO_MAX_PACING_RATE turn on), and TSO-like bursts
-   * (segmentation offload on the origin's link: the stack hands over multi-segment packets that
-   * leave back to back). QUIC origins are not affected.
-   */
-  /**
    * Cross traffic on the server-side path: the region's data direction passes a link of
    * pathRateKbit (a byte FIFO of bufferMs at that rate) that it shares with a bulk TCP download
    * from the region's origin `from` to the lab router, which never ends while the lab is up.
@@ -69,6 +62,13 @@ export const regionSchema = z.object({
     bufferMs: z.number().min(1).max(2000).default(100),
     from: originName,
   }).strict().optional(),
+  /**
+   * How this region's TCP origins send (the kernel stack's details real servers differ in):
+   * initial congestion window (segments; Linux's default is 10), pacing (the kernel's internal
+   * pacing at the controller's rate, as fq or SO_MAX_PACING_RATE turn on), and TSO-like bursts
+   * (segmentation offload on the origin's link: the stack hands over multi-segment packets that
+   * leave back to back). QUIC origins are not affected.
+   */
   sender: z.object({
     initcwnd: z.number().int().min(1).max(1000).optional(),
     pacing: z.boolean().default(false),
