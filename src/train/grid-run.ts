@@ -95,7 +95,12 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
     const labStack = new CleanupStack(`grid-lab-${grid.name}-${process.pid}`);
     const release = unwindOnSignals(labStack);
     try {
-      const lab = await labUp({ config: cfgPath });
+      const lab = await labUp({ config: cfgPath }).catch(async (err: Error) => {
+        // A loaded host can make an origin miss its start-up deadline: one more try before giving up.
+        say(`grid ${grid.name}: the lab did not start (${err.message}); trying once more`);
+        await new Promise((r) => setTimeout(r, 30_000));
+        return labUp({ config: cfgPath });
+      });
       labStack.push({ kind: 'process', pid: lab.pid, startTime: processStartTime(lab.pid) ?? '', what: `lab ${cfg.name} supervisor` });
       for (const g of batch) for (const c of g) written.push(await measureCondition(grid, lab, c, g[0].region.name, o, say));
     } finally {

@@ -69,7 +69,8 @@ export async function startQuicOrigin(opts: QuicOriginOptions): Promise<QuicOrig
     if (stderrTail.length > 50) stderrTail.shift();
   });
   try {
-    await waitReady(child, opts.readyTimeoutMs ?? 15_000, label, () => stderrTail.join('').trim());
+    // 60 s: a Python stack (aioquic) took over 15 s to import on a 2-core host loaded by other labs.
+    await waitReady(child, opts.readyTimeoutMs ?? 60_000, label, () => stderrTail.join('').trim());
   } catch (err) {
     await stopChild(child, exited);
     throw err;
