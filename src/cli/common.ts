@@ -1,5 +1,6 @@
+import { readRunningLab, type RunningLab } from '../lab/state.js';
 import { reap } from '../net/reaper.js';
-import { MissingPrerequisiteError } from '../util/errors.js';
+import { BadInputError, MissingPrerequisiteError } from '../util/errors.js';
 
 /** Commands that touch the network need root; say so before anything half-starts. */
 export function requireRoot(what: string): void {
@@ -13,4 +14,17 @@ export function requireRoot(what: string): void {
 export async function reapLeftovers(log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<void> {
   const r = await reap();
   if (r.ownersReaped.length > 0) log(`reaper: removed leftovers of ${r.ownersReaped.length} killed run(s) (${r.resourcesRemoved.length} resources)`);
+}
+
+/** The running lab of that name, with that region; exit 3 with what to do when it is not there. */
+export function requireRunningLab(name: string, region?: string): RunningLab {
+  const lab = readRunningLab(name);
+  if (!lab) {
+    throw new MissingPrerequisiteError(`lab ${name} is not running`,
+      name === 'default' ? "start it with 'ccbrowse lab up'" : `start it with 'ccbrowse lab up --config <file whose name is ${name}>'`);
+  }
+  if (region !== undefined && !lab.regions.some((r) => r.name === region)) {
+    throw new BadInputError(`lab ${name} has no region ${region}`, `its regions: ${lab.regions.map((r) => r.name).join(', ')}`);
+  }
+  return lab;
 }

@@ -5,14 +5,16 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { interruptSignal } from '../util/interrupt.js';
+import { opt } from './options.js';
+import { reporterFor } from './output.js';
 import { classifyFlow, loadModel } from '../classify/index.js';
-import { readRunningLab } from '../lab/state.js';
 import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
-import { BadInputError, ExitCode, MissingPrerequisiteError } from '../util/errors.js';
+import { BadInputError, ExitCode } from '../util/errors.js';
 import { labTrain, collect, trainFromEntries } from '../train/train.js';
 import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
 import { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
-import { reapLeftovers, requireRoot } from './common.js';
+import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
@@ -28,12 +30,12 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
   lab
     .command('train')
     .description('probe every lab controller under both nebby profiles, train the classifier, write the model')
-    .option('--lab <name>', 'running lab', 'train')
-    .option('--regions <list>', 'lab regions, comma-separated', 'near')
-    .option('--profiles <list>', 'network profiles', 'nebby-50,nebby-100')
-    .option('--runs <n>', 'repetitions per controller, profile and region', Number, 3)
-    .option('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', Number, 750000)
-    .option('--concurrency <n>', 'probes at once', Number, 3)
+    .addOption(opt.lab('train'))
+    .addOption(opt.regions(['near']))
+    .addOption(opt.profiles(['nebby-50', 'nebby-100']))
+    .addOption(opt.repeat(3, 'repetitions per controller, profile and region'))
+    .addOption(opt.count('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', 1000, 1_000_000_000, 750000))
+    .addOption(opt.count('--concurrency <n>', 'probes at once', 1, 16, 3))
     .option('--only <list>', 'only these origins (tcp-cubic,quinn-bbr,...)')
     .option('--dataset <file>', 'where the labelled series are kept (with --from-dataset: several, comma-separated)', 'build/train/dataset.json')
     .option('--model <file>', 'model file to write', DEFAULT_MODEL)
@@ -41,7 +43,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--from-runs <dir>', 'rebuild the dataset from existing probe run directories, then train')
     .option('--append', 'add the new probes to the saved dataset')
     .option('--tcp-only', 'train on TCP traces only')
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean }) => {
+    .addOption(opt.json())
+    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; json?: boolean }, cmd: Command) => {
+      const say = reporterFor(cmd);
       let running;
       if (o.fromRuns) {
         saveDataset(o.dataset, await entriesFromRuns(o.fromRuns));
@@ -49,15 +53,19 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       }
       if (!o.fromDataset) {
         requireRoot('lab train');
-        await reapLeftovers();
-        running = readRunningLab(o.lab);
-        if (!running) throw new MissingPrerequisiteError(`lab ${o.lab} is not running`, 'start it: ccbrowse lab up --config labs/train.ts');
+        running = requireRunningLab(o.lab);
+        for (const r of o.region) requireRunningLab(o.lab, r);
+        await reapLeftovers(say.info);
       }
       const { model, entries } = await labTrain(running, {
-        regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency,
-        outDir: 'runs/train', only: o.only ? list(o.only) : undefined, progress: say,
+        regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency,
+        outDir: 'runs/train', only: o.only ? list(o.only) : undefined, progress: say.info, signal: interruptSignal(),
         datasetPath: o.dataset, modelPath: o.model, fromDataset: o.fromDataset, append: o.append, protocols: o.tcpOnly ? ['tcp'] : undefined,
       });
+      if (o.json) {
+        console.log(JSON.stringify({ model: o.model, traces: entries.length, classes: model.classes, trainedOn: model.trainedOn }, null, 2));
+        return;
+      }
       console.log(`trained on ${entries.length} traces -> ${o.model} (classes: ${model.classes.join(', ')})`);
       for (const [l, n] of Object.entries(model.trainedOn.examplesPerLabel)) console.log(`  ${l.padEnd(10)} ${n} traces, ${model.trainedOn.usableSegmentsPerLabel[l] ?? 0} usable segments`);
       if (model.trainedOn.skipped.length) console.log(`  skipped: ${model.trainedOn.skipped.length}`);
@@ -66,12 +74,12 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
   lab
     .command('bench')
     .description('classify fresh lab traces: confusion matrix, per-class and mean accuracy, Unknown rate, trace length')
-    .option('--lab <name>', 'running lab', 'train')
-    .option('--regions <list>', 'lab regions', 'near')
-    .option('--profiles <list>', 'network profiles', 'nebby-50,nebby-100')
-    .option('--runs <n>', 'measurements per controller and region', Number, 3)
-    .option('--bytes <n>', 'bytes per probe', Number, 750000)
-    .option('--concurrency <n>', 'probes at once', Number, 3)
+    .addOption(opt.lab('train'))
+    .addOption(opt.regions(['near']))
+    .addOption(opt.profiles(['nebby-50', 'nebby-100']))
+    .addOption(opt.repeat(3, 'measurements per controller and region'))
+    .addOption(opt.count('--bytes <n>', 'bytes per probe', 1000, 1_000_000_000, 750000))
+    .addOption(opt.count('--concurrency <n>', 'probes at once', 1, 16, 3))
     .option('--only <list>', 'only these origins')
     .option('--model <file>', 'model to test', DEFAULT_MODEL)
     .option('--dataset <file>', 'bench traces are kept here (never used for training)', 'build/bench/dataset.json')
@@ -79,11 +87,12 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--hold-out <label>', "retrain from the training dataset without this class, then bench that class ('all': every class in turn, on the training dataset's own measurements)")
     .option('--train-dataset <files>', 'training dataset(s), comma-separated, for --hold-out / --cross-validate', 'build/train/dataset.json')
     .option('--cross-validate', 'leave-one-measurement-out over the training dataset: each measurement is classified by a model trained without it')
-    .option('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', Number)
+    .addOption(opt.amount('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', 1, 3600))
     .option('--cross-traffic <origin>', 'robustness: every probe competes with a download from this lab TCP origin (e.g. tcp-cubic) through a shared bottleneck queue')
-    .option('--out <file>', 'bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json')
-    .option('--json', 'print the result as JSON')
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }) => {
+    .addOption(opt.out('bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json'))
+    .addOption(opt.json())
+    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }, cmd: Command) => {
+      const say = reporterFor(cmd);
       let entries: DatasetEntry[];
       const cut = (es: DatasetEntry[]): DatasetEntry[] => (o.maxSeconds ? es.map((e) => truncateEntry(e, o.maxSeconds as number)) : es);
       if (o.holdOut === 'all') {
@@ -103,7 +112,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       if (o.crossValidate) {
         const all = cut(loadDatasets(o.trainDataset));
         const { traces, measurements } = crossValidate(all);
-        const profiles = list(o.profiles);
+        const profiles = o.profile;
         const result = benchResult('lab-cross-validated', `leave-one-measurement-out over ${o.trainDataset} (${all.length} traces)`, measurements, profiles, 'one measurement = both profiles fused; each classified by a model trained without it');
         const perTrace = benchResult('lab-cross-validated-single-profile', 'leave-one-measurement-out', traces, profiles);
         mkdirSync(dirname(o.out), { recursive: true });
@@ -116,14 +125,14 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       if (o.fromDataset) entries = loadDatasets(o.dataset);
       else {
         requireRoot('lab bench');
-        await reapLeftovers();
-        const running = readRunningLab(o.lab);
-        if (!running) throw new MissingPrerequisiteError(`lab ${o.lab} is not running`, 'start it: ccbrowse lab up --config labs/train.ts');
+        const running = requireRunningLab(o.lab);
+        for (const r of o.region) requireRunningLab(o.lab, r);
+        await reapLeftovers(say.info);
         // Cross traffic started 3 s ahead and big enough to outlast any probe at the fastest
         // profile's full rate (the probe gives up after 180 s).
-        const fastest = Math.max(...(await Promise.all(list(o.profiles).map((p) => loadProfile(p)))).map((p) => p.rateKbit));
+        const fastest = Math.max(...(await Promise.all(o.profile.map((p) => loadProfile(p)))).map((p) => p.rateKbit));
         const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: Math.ceil((fastest * 1000 / 8) * (180 + 3 + 30)), leadSeconds: 3 } : undefined;
-        entries = await collect(running, { regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say });
+        entries = await collect(running, { regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say.info, signal: interruptSignal() });
         saveDataset(o.dataset, entries);
       }
       const train = o.trainDataset.split(',').every((p) => existsSync(p)) ? new Set(loadDatasets(o.trainDataset).map((e) => e.dir)) : new Set<string>();
@@ -138,7 +147,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       }
       const { traces, measurements } = classifyEntries(entries, model);
       const name = o.holdOut ? `lab-hold-out-${o.holdOut}` : 'lab-bench';
-      const profiles = list(o.profiles);
+      const profiles = o.profile;
       const result = benchResult(name, modelNote, measurements, profiles, 'one measurement = both profiles fused');
       const perTrace = benchResult(`${name}-single-profile`, modelNote, traces, profiles, 'one verdict per single-profile trace');
       mkdirSync(dirname(o.out), { recursive: true });
@@ -164,9 +173,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
     .option('--flow <id>', 'only this flow (tcp-0, quic-1, or a tuple)')
     .option('--client <ips>', 'client addresses, comma-separated (else inferred)')
-    .option('--profile <name>', 'the ccbrowse network profile the capture was taken behind: QUIC without keys then replays its bottleneck')
+    .addOption(opt.profile('the ccbrowse network profile the capture was taken behind: QUIC without keys then replays its bottleneck'))
     .option('--csv', 'print the BiF series as CSV')
-    .option('--json', 'print flows and series as JSON')
+    .addOption(opt.json())
     .action(async (pcap: string, o: { keylog?: string; flow?: string; client?: string; profile?: string; csv?: boolean; json?: boolean }) => {
       const r = await traceFile(pcap, { keylog: o.keylog, flowId: o.flow, clientIps: o.client ? list(o.client) : undefined, bottleneck: await bottleneckOption(o.profile) });
       if (o.json) console.log(toJson(r));
@@ -184,8 +193,8 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--model <file>', 'model file', DEFAULT_MODEL)
     .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
     .option('--client <ips>', 'client addresses, comma-separated')
-    .option('--profile <name>', 'the ccbrowse network profile the capture was taken behind (a probe run dir records it)')
-    .option('--json', 'print as JSON')
+    .addOption(opt.profile('the ccbrowse network profile the capture was taken behind (a probe run dir records it)'))
+    .addOption(opt.json())
     .action(async (path: string, o: { model: string; keylog?: string; client?: string; profile?: string; json?: boolean }) => {
       const r = await classifyCapture(path, {
         model: o.model, keylog: o.keylog, clientIps: o.client ? list(o.client) : undefined,
@@ -197,7 +206,10 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         console.log(`${'flow'.padEnd(8)} ${'proto'.padEnd(5)} ${'bytes'.padStart(9)} ${'dur s'.padStart(6)}  ${'verdict'.padEnd(20)} conf  reason`);
         for (const x of r.flows) console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
       }
-      process.exitCode = ExitCode.ok;
+      // 0: every flow has a verdict; 1: some flow could not be read (no bytes-in-flight series).
+      const unread = r.flows.filter((x) => !x.read);
+      if (unread.length && !o.json) say(`${unread.length} of ${r.flows.length} flow(s) could not be read: ${unread.map((x) => x.flow).join(', ')}`);
+      process.exitCode = unread.length ? ExitCode.checkFailed : ExitCode.ok;
     });
 }
 

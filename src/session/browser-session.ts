@@ -41,11 +41,17 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
   const browserVersion = b.browser.version();
   const recorder = new CdpRecorder();
   let outcome: ScenarioOutcome;
+  let onAbort: (() => void) | undefined;
   try {
     const context = await b.browser.newContext({
       ...scenarioContextOptions(opts.scenario),
       recordHar: { path: join(opts.dir, ARTIFACTS.har), content: 'omit' },
     });
+    // Ctrl-C: closing the context ends whatever the page is waiting for (navigation, a
+    // selector) at once, and writes the HAR of what was loaded so far.
+    onAbort = () => { void context.close().catch(() => {}); };
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
     const page = await context.newPage();
     await recorder.attach(page);
     outcome = await runScenario(opts.scenario, { page, context }, { lab: opts.lab, log: opts.log, signal: opts.signal, onProgress: opts.onTick });
@@ -54,6 +60,7 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
   } catch (err) {
     outcome = { status: 'page-crashed', detail: (err as Error).message, startUrl: opts.scenario.startUrl, error: (err as Error).message };
   } finally {
+    if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
     await b.close();
     for (const f of [ARTIFACTS.netlog, ARTIFACTS.keylog]) {
       if (existsSync(join(scratch, f))) copyFileSync(join(scratch, f), join(opts.dir, f));

@@ -22,6 +22,8 @@ export interface CollectOptions {
   /** Every probe competes with a download from this lab origin through a shared queue. */
   crossTraffic?: CrossTrafficSpec;
   progress?: (m: string) => void;
+  /** Ctrl-C: stops the probes (their directories stay, marked incomplete) and throws. */
+  signal?: AbortSignal;
 }
 
 /** Probes and traces: returns one dataset entry per completed probe with a usable flow. */
@@ -33,7 +35,7 @@ export async function collect(lab: RunningLab, o: CollectOptions): Promise<Datas
     for (const region of o.regions)
       for (const target of labTargets(lab, region, o.only))
         for (const profile of profiles) jobs.push({ target, region, profile, path: `/bytes/${o.bytes}`, rep });
-  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic });
+  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic, signal: o.signal });
   const entries: DatasetEntry[] = [];
   for (const out of outcomes) {
     try {
