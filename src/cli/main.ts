@@ -4,48 +4,13 @@
  * and exit with a meaningful code. SIGINT/SIGTERM abort the command's work through one
  * AbortSignal (util/interrupt.ts); the process exits only after every cleanup stack is undone.
  */
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import { CcbError, ExitCode } from '../util/errors.js';
 import { interruptReason, interruptSignal, isInterruption } from '../util/interrupt.js';
 import { liveStacks } from '../net/cleanup.js';
-import { reap } from '../net/reaper.js';
-import { opt } from './options.js';
-import { registerDoctor } from './doctor.js';
-import { registerShaper } from './shaper.js';
-import { registerLab } from './lab.js';
-import { registerProbe } from './probe.js';
-import { registerRun } from './run.js';
-import { registerAnalysis } from './train.js';
-import { registerReport } from './report.js';
+import { buildProgram } from './program.js';
 
-const program = new Command();
-program
-  .name('ccbrowse')
-  .description('Which congestion-control algorithm does a service use for each asset it sends to a real browser?')
-  .version('0.1.0')
-  .option('-q, --quiet', 'no progress on stderr (results and errors only)')
-  .option('-v, --verbose', 'more detail on stderr')
-  .showHelpAfterError()
-  .exitOverride();
-
-registerDoctor(program);
-registerShaper(program);
-registerLab(program);
-registerProbe(program);
-registerRun(program);
-registerAnalysis(program);
-registerReport(program);
-
-program
-  .command('reap')
-  .description('remove what runs killed without cleanup left behind (namespaces, rules, processes); runs automatically at each start')
-  .addOption(opt.json())
-  .action(async (opts: { json?: boolean }) => {
-    const r = await reap();
-    if (opts.json) console.log(JSON.stringify(r, null, 2));
-    else if (r.ownersReaped.length === 0) console.log('nothing to reap');
-    else console.log(`reaped ${r.ownersReaped.length} dead run(s): ${r.resourcesRemoved.join(', ')}`);
-  });
+const program = buildProgram();
 
 export async function main(argv: string[]): Promise<number> {
   const signal = interruptSignal();

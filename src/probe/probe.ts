@@ -91,6 +91,9 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     startedAt: startedAt.toISOString(), endedAt: '', bytes: 0, seconds: 0,
     capture: { captured: 0, receivedByFilter: 0, droppedByKernel: 0 }, groundTruthLines: 0, status: 'incomplete',
   };
+  // Written first as incomplete: a probe killed outright is never mistaken for a finished one.
+  const writeProbeJson = () => writeFileSync(join(dir, 'probe.json'), JSON.stringify({ ...result, clientAddress: ADDR.client }, null, 1));
+  writeProbeJson();
   try {
     throwIfInterrupted(signal);
     const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
@@ -142,7 +145,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     await stack.unwind();
     if (signal?.aborted) result.status = 'incomplete';
     result.endedAt ||= new Date().toISOString();
-    writeFileSync(join(dir, 'probe.json'), JSON.stringify({ ...result, clientAddress: ADDR.client }, null, 1));
+    writeProbeJson();
   }
   return result;
 }

@@ -166,7 +166,8 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       const meter = new ProgressMeter({
         profile: profile.name, capturePid: capture.pid, dev: topo.shaperServerDev, startedAt: Date.now(),
         flowsSeen: () => shaper.classifier.flowsSeen(),
-        emit: (s) => { say(formatProgress(s)); opts.onProgress?.(s); },
+        // The caller's live line when it has one; else a plain progress line.
+        emit: (s) => { if (opts.onProgress) opts.onProgress(s); else say(formatProgress(s)); },
       });
       const ticker = setInterval(() => { void meter.tick(); }, 1000);
       let session: Awaited<ReturnType<typeof runBrowserSession>>;
