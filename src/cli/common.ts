@@ -1,5 +1,7 @@
 import { readRunningLab, type RunningLab } from '../lab/state.js';
-import { reap } from '../net/reaper.js';
+import { reap, type ReapReport } from '../net/reaper.js';
+// The reaper undoes what the lab registered too (BPF controllers).
+import '../lab/resources.js';
 import { BadInputError, MissingPrerequisiteError } from '../util/errors.js';
 
 /** Commands that touch the network need root; say so before anything half-starts. */
@@ -8,6 +10,11 @@ export function requireRoot(what: string): void {
     throw new MissingPrerequisiteError(`${what} needs root (network namespaces, tc, tcpdump)`,
       'run it as root, e.g. `sudo npx ccbrowse ...`; `ccbrowse doctor` lists what else is needed');
   }
+}
+
+/** The reaper with every kind of resource it may meet registered (`ccbrowse reap`). */
+export function reapAll(): Promise<ReapReport> {
+  return reap();
 }
 
 /** Every command that creates resources first removes what killed runs left behind. */

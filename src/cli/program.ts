@@ -4,7 +4,7 @@
  * (tests/unit/cli/contract.test.ts) can walk it.
  */
 import { Command } from 'commander';
-import { reap } from '../net/reaper.js';
+import { reapAll } from './common.js';
 import { registerDoctor } from './doctor.js';
 import { registerShaper } from './shaper.js';
 import { registerLab } from './lab.js';
@@ -38,7 +38,7 @@ export function buildProgram(): Command {
     .description('remove what runs killed without cleanup left behind (namespaces, rules, processes); runs automatically at each start')
     .addOption(opt.json())
     .action(async (opts: { json?: boolean }) => {
-      const r = await reap();
+      const r = await reapAll();
       if (opts.json) console.log(JSON.stringify(r, null, 2));
       else if (r.ownersReaped.length === 0) console.log('nothing to reap');
       else console.log(`reaped ${r.ownersReaped.length} dead run(s): ${r.resourcesRemoved.join(', ')}`);

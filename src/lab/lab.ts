@@ -18,6 +18,7 @@ import { startQuicOrigin } from './quic/index.js';
 import { deployment, type LabConfig } from './config.js';
 import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet } from './network.js';
 import { KERNEL_CCAS, setNamespaceCca } from './cca.js';
+import './resources.js';
 import type { LabOriginState, LabState } from './state.js';
 
 export { regionHostMap, type LabOriginState, type LabState } from './state.js';

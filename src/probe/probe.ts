@@ -199,7 +199,8 @@ async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, orig
       return body.byteLength;
     }, { href: url.href, ms: timeoutSeconds * 1000 }), signal);
   } finally {
-    await b.close();
+    // Bounded: the cleanup stack ends the browser by its pid if a polite close hangs.
+    await Promise.race([b.close(), new Promise((r) => setTimeout(r, 10_000))]);
     if (existsSync(keylog)) copyFileSync(keylog, keylogDest);
     rmSync(scratch, { recursive: true, force: true });
   }
