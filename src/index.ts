@@ -6,3 +6,4 @@
 export { defineProfile, type ProfileInput, type Profile } from './shaper/profile.js';
 export { defineLab, TCP_CCAS, type LabConfigInput, type LabConfig, type OriginConfig, type RegionConfig } from './lab/config.js';
 export * from './scenario/index.js';
+export { defineGrid, type GridInput, type Grid } from './train/grid.js';

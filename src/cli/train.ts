@@ -72,6 +72,27 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     });
 
   lab
+    .command('grid')
+    .description('measure every lab controller under every condition of a conditions grid (server-side path, bottleneck, host); one dataset per condition')
+    .argument('<grid>', 'grid file (labs/grid.ts)')
+    .option('--only <ids>', 'only these conditions, comma-separated')
+    .addOption(opt.count('--repeat <n>', "measurements per controller and condition (default: the grid's)", 1, 1000))
+    .addOption(opt.out('where the datasets go (default build/grid/<grid name>)').default(undefined))
+    .addOption(opt.json())
+    .action(async (file: string, o: { only?: string; repeat?: number; out?: string; json?: boolean }, cmd: Command) => {
+      const { loadGrid } = await import('../train/grid.js');
+      const { runGrid } = await import('../train/grid-run.js');
+      const grid = await loadGrid(file); // bad input: exit 2 before anything starts
+      requireRoot('lab grid');
+      const report = reporterFor(cmd, { elapsed: true });
+      await reapLeftovers(report.info);
+      const written = await runGrid(grid, { outDir: o.out ?? join('build', 'grid', grid.name), only: o.only ? list(o.only) : undefined, runs: o.repeat,
+        progress: report.info, signal: interruptSignal() });
+      if (o.json) console.log(JSON.stringify({ grid: grid.name, written }, null, 2));
+      else console.log(`grid ${grid.name}: ${written.length} condition(s) measured${written.length ? `: ${written.join(', ')}` : ''}`);
+    });
+
+  lab
     .command('bench')
     .description('classify fresh lab traces: confusion matrix, per-class and mean accuracy, Unknown rate, trace length')
     .addOption(opt.lab('train'))

@@ -16,7 +16,8 @@ import { buildLabSites } from './sites/build.js';
 import { startOrigin } from './origin/index.js';
 import { startQuicOrigin } from './quic/index.js';
 import { deployment, type LabConfig } from './config.js';
-import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet } from './network.js';
+import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet, type RegionPath } from './network.js';
+import { applySenderOptions, pacingPreload } from './sender.js';
 import { KERNEL_CCAS, setNamespaceCca } from './cca.js';
 import './resources.js';
 import type { LabOriginState, LabState } from './state.js';
@@ -64,9 +65,11 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
       if (d.origin.serve === 'tcp') {
         // Before the server starts: its listening socket, and every connection it accepts, use it.
         await setNamespaceCca(ns, d.cca, stack);
+        await applySenderOptions(ns, region.gateway, region.path.sender);
         const requestLog = join(dataDir, 'logs', `${d.region}-${d.origin.name}.jsonl`);
         const o = await startOrigin({ listen: `${ip}:443`, root: sites.outDir, cert: certs.certPath, key: certs.keyPath,
-          name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns, stack, signal });
+          name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns, stack, signal,
+          ...(region.path.sender.pacing ? { env: { LD_PRELOAD: pacingPreload() } } : {}) });
         await startTcpInfoSampler(stack, ns, gt, signal);
         origins.push({ ...base, serve: 'tcp', pid: o.pid, requestLog });
       } else {
@@ -81,7 +84,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
   origins.sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }));
   return {
     schemaVersion: 1, labId, name: cfg.name, routerNs: net.routerNs,
-    regions: net.regions.map((r) => ({ name: r.name, rttMs: r.rttMs, jitterMs: r.jitterMs, index: r.index })),
+    regions: net.regions.map((r) => ({ name: r.name, rttMs: r.rttMs, jitterMs: r.jitterMs, index: r.index, path: r.path })),
     origins,
     certs: { ca: certs.caCertPath, cert: certs.certPath, key: certs.keyPath, spki: certs.spki },
     sitesRoot: sites.outDir, dataDir, startedAt: new Date().toISOString(),

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateDir } from '../net/cleanup.js';
+import type { RegionPath } from './network.js';
 import { isSameProcess, processStartTime } from '../net/resources.js';
 
 /** What a started lab publishes: plain data, read by runs to attach and to map hostnames. */
@@ -29,7 +30,7 @@ export interface LabState {
   labId: string;
   name: string;
   routerNs: string;
-  regions: { name: string; rttMs: number; jitterMs: number; index: number }[];
+  regions: { name: string; rttMs: number; jitterMs: number; index: number; path?: RegionPath }[];
   origins: LabOriginState[];
   certs: { ca: string; cert: string; key: string; spki: string };
   sitesRoot: string;

@@ -14,6 +14,7 @@ import { launch, type LaunchedProcess } from '../net/launch.js';
 import { newRunId } from '../net/netns.js';
 import { createTopology, ADDR } from '../net/topology.js';
 import { applyShaper } from '../shaper/shaper.js';
+import { disturbanceOf, loadAverage, type Disturbance } from '../shaper/disturbance.js';
 import type { Profile } from '../shaper/profile.js';
 import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
 import { connectRunToLab } from '../lab/network.js';
@@ -56,6 +57,8 @@ export interface ProbeResult {
   groundTruthLines: number;
   status: 'complete' | 'incomplete';
   error?: string;
+  /** How much the measuring host held the bottleneck back during the transfer (delay line late releases). */
+  disturbance?: Disturbance;
   /** Competing download through the same (shared) bottleneck queue, when asked for. */
   crossTraffic?: { origin: string; ip: string; url: string; leadSeconds: number; exitCode: number | null };
 }
@@ -98,12 +101,13 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     throwIfInterrupted(signal);
     const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
     throwIfInterrupted(signal);
-    await applyShaper(stack, topo, profile);
+    const shaper = await applyShaper(stack, topo, profile);
     throwIfInterrupted(signal);
     const { runAddr } = await connectRunToLab(stack, { runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs });
     const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap'), signal });
     const timeout = opts.timeoutSeconds ?? 120;
     let crossChild: LaunchedProcess | undefined;
+    let t0 = Date.now();
     try {
       if (cross) {
         crossChild = await startCrossTraffic(stack, topo.clientNs, cross, lab.certs.ca, timeout);
@@ -113,7 +117,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
         if (ended(crossChild)) throw new CcbError(`cross traffic ended before the probe started (curl ${ended(crossChild)})`);
       }
       say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
-      const t0 = Date.now();
+      t0 = Date.now();
       try {
         if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal);
         else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG), signal);
@@ -128,6 +132,8 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       if (!isInterruption(err)) throw err;
       result.error = (err as Error).message;
     }
+    const stats = await shaper.delayLine?.stats().catch(() => undefined);
+    result.disturbance = disturbanceOf(stats, t0 * 1000, Date.now() * 1000, await loadAverage());
     if (crossChild && result.crossTraffic) {
       // Still running means it competed for the whole probe; it is stopped with the stack.
       result.crossTraffic.exitCode = crossChild.child.exitCode;

@@ -77,6 +77,11 @@ export interface DelayLineOptions {
    */
   jitterMs?: number;
   seed?: number;
+  /** PLACEHOLDER until the delay line's impairment options land (branch delayline-impair). */
+  loss?: { percent: number; burstLen?: number };
+  reorder?: { percent: number; extraMs: number };
+  jitterReorders?: boolean;
+  aggregateMs?: number;
   /** Kernel queue max length; must exceed packets/s x delay with margin (default 10,000). */
   queueMaxLen?: number;
   /** The process is pushed here before we wait for it, so any failure unwinds it. */

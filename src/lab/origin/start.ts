@@ -27,6 +27,8 @@ export interface OriginOptions {
   /** Segments listed by the live manifest (default 6). */
   liveWindowSegments?: number;
   readyTimeoutMs?: number;
+  /** Extra environment for the server process (e.g. LD_PRELOAD of the pacing shim). */
+  env?: Record<string, string>;
   /** The stack that stops it (the lab's); without one the caller must stop() it. */
   stack?: CleanupStack;
   /** Stop waiting for it to be ready (Ctrl-C). */
@@ -59,6 +61,7 @@ export async function startOrigin(opts: OriginOptions): Promise<RunningOrigin> {
   if (opts.liveWindowSegments !== undefined) serverArgs.push('--live-window', String(opts.liveWindowSegments));
   const p = await launch(process.execPath, [...nodeArgs, ...serverArgs], {
     what: `origin ${name}`, stack: opts.stack ?? null, netns: opts.netns, cwd: repoRoot(), signal: opts.signal,
+    ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
     ready: { stream: 'stdout', pattern: /^ready (\S+)$/m, timeoutMs: opts.readyTimeoutMs ?? 60_000 },
     fix: 'check --listen, --cert and --key',
   });
