@@ -22,6 +22,8 @@ import { classifyCapture } from './classifyCapture.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
 const say = (m: string) => process.stderr.write(`${m}\n`);
+const BYTES_PER_PROBE = () => opt.count('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', 1000, 1_000_000_000, 750000);
+const CONCURRENCY = () => opt.count('--concurrency <n>', 'probes at once', 1, 16, 3);
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 
 export function registerAnalysis(program: Command, labCommand?: Command): void {
@@ -30,12 +32,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
   lab
     .command('train')
     .description('probe every lab controller under both nebby profiles, train the classifier, write the model')
-    .addOption(opt.lab('train'))
-    .addOption(opt.regions(['near']))
-    .addOption(opt.profiles(['nebby-50', 'nebby-100']))
+    .addOption(opt.lab('train')).addOption(opt.regions(['near'])).addOption(opt.profiles(['nebby-50', 'nebby-100']))
     .addOption(opt.repeat(3, 'repetitions per controller, profile and region'))
-    .addOption(opt.count('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', 1000, 1_000_000_000, 750000))
-    .addOption(opt.count('--concurrency <n>', 'probes at once', 1, 16, 3))
+    .addOption(BYTES_PER_PROBE()).addOption(CONCURRENCY())
     .option('--only <list>', 'only these origins (tcp-cubic,quinn-bbr,...)')
     .option('--dataset <file>', 'where the labelled series are kept (with --from-dataset: several, comma-separated)', 'build/train/dataset.json')
     .option('--model <file>', 'model file to write', DEFAULT_MODEL)
@@ -95,12 +94,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
   lab
     .command('bench')
     .description('classify fresh lab traces: confusion matrix, per-class and mean accuracy, Unknown rate, trace length')
-    .addOption(opt.lab('train'))
-    .addOption(opt.regions(['near']))
-    .addOption(opt.profiles(['nebby-50', 'nebby-100']))
+    .addOption(opt.lab('train')).addOption(opt.regions(['near'])).addOption(opt.profiles(['nebby-50', 'nebby-100']))
     .addOption(opt.repeat(3, 'measurements per controller and region'))
-    .addOption(opt.count('--bytes <n>', 'bytes per probe', 1000, 1_000_000_000, 750000))
-    .addOption(opt.count('--concurrency <n>', 'probes at once', 1, 16, 3))
+    .addOption(BYTES_PER_PROBE()).addOption(CONCURRENCY())
     .option('--only <list>', 'only these origins')
     .option('--model <file>', 'model to test', DEFAULT_MODEL)
     .option('--dataset <file>', 'bench traces are kept here (never used for training)', 'build/bench/dataset.json')
