@@ -9,7 +9,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../util/errors.js';
-import { interruptReason, interruptSignal, onInterrupt } from '../util/interrupt.js';
+import { handlesInterrupts, interruptReason, interruptSignal, onInterrupt } from '../util/interrupt.js';
 import { describe, processStartTime, undo, type Resource } from './resources.js';
 
 export function stateDir(): string {
@@ -124,18 +124,24 @@ const live = new Set<CleanupStack>();
 /** Longest an interrupted owner may take to stop and unwind before the watchdog does it. */
 const GRACE_MS = 120_000;
 let interruptWatched = false;
+let fatalAttached = false;
 const log = (m: string) => process.stderr.write(m + '\n');
 const onFatal = (err: unknown) => {
   log(`fatal: ${(err as Error)?.stack ?? String(err)}`);
   void unwindAll(log).finally(() => process.exit(ExitCode.internal));
 };
 
-/** Registers a new live stack; the fatal-error handlers are attached only while any is live. */
+/**
+ * Registers a new live stack. In a process that handles its own signals (the CLI, the lab
+ * supervisor), the fatal-error handlers are attached while any stack is live; a library user
+ * (a test runner) keeps its own error handling.
+ */
 function track(stack: CleanupStack): void {
-  if (live.size === 0) {
+  if (live.size === 0 && handlesInterrupts()) {
     process.on('uncaughtException', onFatal);
     process.on('unhandledRejection', onFatal);
     process.on('beforeExit', onBeforeExit);
+    fatalAttached = true;
   }
   live.add(stack);
   if (!interruptWatched) {
@@ -146,6 +152,8 @@ function track(stack: CleanupStack): void {
 
 function untrack(stack: CleanupStack): void {
   if (!live.delete(stack) || live.size > 0) return;
+  if (!fatalAttached) return;
+  fatalAttached = false;
   process.off('uncaughtException', onFatal);
   process.off('unhandledRejection', onFatal);
   process.off('beforeExit', onBeforeExit);

@@ -46,11 +46,19 @@ export function interruptSignal(): AbortSignal {
   return controller.signal;
 }
 
-/** Called at every SIGINT/SIGTERM with how many have come so far (messages, watchdogs). */
+/**
+ * Called at every SIGINT/SIGTERM with how many have come so far (messages, watchdogs), once
+ * the process handles its signals (interruptSignal() was called: the CLI, the lab supervisor).
+ * Registering installs nothing: a library user (a test) keeps the default signal behaviour.
+ */
 export function onInterrupt(listener: (signal: InterruptSignalName, count: number) => void): () => void {
-  interruptSignal();
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+/** Whether this process handles SIGINT/SIGTERM itself (the CLI and the lab supervisor do). */
+export function handlesInterrupts(): boolean {
+  return controller !== undefined;
 }
 
 /** The InterruptedError of an aborted signal (or a generic one for a signal aborted otherwise). */
