@@ -370,9 +370,15 @@ export async function runKillHarness(o: HarnessOptions): Promise<InterruptResult
   const log = o.log ?? ((m: string) => process.stderr.write(m + '\n'));
   const h = new Harness(log);
   const results: InterruptResult[] = [];
+  // Ctrl-C of the harness: finish the interrupt in progress, then stop its lab and reap.
+  let stop = false;
+  const onStop = () => { stop = true; log('stopping after this interrupt'); };
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
   try {
     await h.setUp();
     for (const [i, p] of plan(o).entries()) {
+      if (stop) break;
       const r = await h.interrupt(p.command, p.kind, p.atSeconds, i);
       results.push(r);
       log(`[${i + 1}/${o.interrupts}] ${p.command} ${p.kind} at ${p.atSeconds} s: ${r.finishedBefore ? 'had finished' : `${r.exitCode !== null ? `exit ${r.exitCode}` : r.endSignal} after ${r.exitSeconds.toFixed(1)} s`}; ` +
@@ -380,6 +386,8 @@ export async function runKillHarness(o: HarnessOptions): Promise<InterruptResult
     }
   } finally {
     h.tearDown();
+    process.off('SIGINT', onStop);
+    process.off('SIGTERM', onStop);
   }
   return results;
 }

@@ -20,7 +20,7 @@ export function registerLab(program: Command): void {
       requireRoot('lab up');
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
-      const state = await labUp({ config: opts.config, progress: say.detail, signal: interruptSignal() });
+      const state = await labUp({ config: opts.config, progress: say.info, signal: interruptSignal() });
       if (opts.json) console.log(JSON.stringify(state, null, 2));
       else console.log(`lab ${state.name} (${state.labId}) is up: ${state.origins.length} origins in ${state.regions.length} region(s); 'ccbrowse lab status --lab ${state.name}' for details`);
     });

@@ -40,7 +40,7 @@ export async function labUp(opts: LabUpOptions = {}): Promise<RunningLab> {
   try {
     // No stack: the supervisor owns the lab's stack and outlives this command.
     supervisor = await launch(node, [...args, configPath, newLabId()], {
-      what: `lab ${cfg.name} supervisor`, stack: null, detached: true, stdio: ['ignore', fd, fd],
+      what: `lab ${cfg.name} supervisor`, stack: null, outlivesUs: true, stdio: ['ignore', fd, fd],
     });
   } finally {
     closeSync(fd);

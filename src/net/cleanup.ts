@@ -79,6 +79,14 @@ export class CleanupStack {
 
   private async unwindOnce(): Promise<string[]> {
     this.unwound = true;
+    try {
+      return await this.undoAll();
+    } finally {
+      untrack(this);
+    }
+  }
+
+  private async undoAll(): Promise<string[]> {
     const failures: string[] = [];
     while (this.entries.length > 0) {
       const entry = this.entries[this.entries.length - 1];
@@ -93,12 +101,21 @@ export class CleanupStack {
       this.persist();
     }
     rmSync(this.recordPath, { force: true });
-    untrack(this);
     return failures;
   }
 
   private persist(): void {
     if (this.unwound && this.entries.length === 0) return;
+    if (this.unwound) {
+      // While unwinding, a record that cannot be written (its folder removed, a full disk)
+      // must not stop the undo of the rest: the reaper only loses a record of removed things.
+      try { this.write(); } catch { /* see above */ }
+      return;
+    }
+    this.write();
+  }
+
+  private write(): void {
     const record: OwnerRecord = {
       schema: 1,
       ownerId: this.ownerId,
@@ -159,8 +176,12 @@ function untrack(stack: CleanupStack): void {
   process.off('beforeExit', onBeforeExit);
 }
 
-/** Nothing left to wait for but stacks still live (an owner awaiting what never comes): undo them. */
+/**
+ * Nothing left to wait for but stacks still live (an owner awaiting what never comes): undo
+ * them, once (beforeExit fires again each time the loop empties).
+ */
 function onBeforeExit(): void {
+  process.off('beforeExit', onBeforeExit);
   if (live.size) void unwindAll(log);
 }
 

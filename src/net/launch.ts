@@ -40,8 +40,8 @@ export interface LaunchOptions {
   stdio?: StdioOptions;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** Its own session (setsid): a terminal's Ctrl-C to our process group does not reach it. */
-  detached?: boolean;
+  /** It outlives this process (the lab supervisor): never killed when we exit; the caller unrefs it. */
+  outlivesUs?: boolean;
   /** Shown when the program is missing. */
   fix?: string;
 }
@@ -91,7 +91,10 @@ export async function launch(cmd: string, args: readonly string[], opts: LaunchO
 export function startProcess(cmd: string, args: readonly string[], opts: Omit<LaunchOptions, 'ready' | 'signal'>): LaunchedProcess {
   const [file, argv] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, cmd, ...args]] : [cmd, [...args]];
   const child = spawn(file, argv, {
-    stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'], cwd: opts.cwd, env: opts.env, detached: opts.detached,
+    stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'], cwd: opts.cwd, env: opts.env,
+    // Its own session: a terminal's Ctrl-C (SIGINT to our process group) reaches ccbrowse
+    // only, which stops its helpers in order (tcpdump flushes, the delay line outlives the capture).
+    detached: true,
   });
   let out = '';
   let err = '';
@@ -130,7 +133,7 @@ export function startProcess(cmd: string, args: readonly string[], opts: Omit<La
   }
   // Gone by itself: nothing left to undo (and its pid may be reused).
   void exited.then(() => { if (!stopping) opts.stack?.forget(resource); });
-  if (!opts.stack && !opts.detached) {
+  if (!opts.stack && !opts.outlivesUs) {
     // No stack to stop it (a test's own server): at least never outlive this process.
     const killOnExit = () => { if (running()) child.kill('SIGKILL'); };
     process.on('exit', killOnExit);

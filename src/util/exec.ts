@@ -34,7 +34,9 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env, cwd: opts.cwd });
+      // Its own session: a terminal's Ctrl-C reaches ccbrowse, not a half-done `ip` or `tc`
+      // (ccbrowse decides what to stop; `signal` ends the command when that is wanted).
+      child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env, cwd: opts.cwd, detached: true });
     } catch (err) {
       reject(new CcbError(`could not start ${cmd}: ${(err as Error).message}`));
       return;
