@@ -8,8 +8,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { calibrate } from '../src/classify/calibration.js';
 import {
-  calibration, CONFIDENT, holdOneControllerOut, leaveOneConditionOut, loadGridEntries, openSetTable, perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
+  calibratedLoco, calibration, calibrationsFrom, CONFIDENT, holdOneControllerOut, leaveOneConditionOut, loadGridEntries, openSetTable, perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
 } from '../src/train/conditions-bench.js';
 
 const args = process.argv.slice(2);
@@ -35,7 +36,9 @@ const cache = new SeriesCache();
 const conditions = [...new Set(entries.map((e) => e.conditionId))].sort();
 console.log(`# Conditions benchmark\n\n${entries.length} traces, ${conditions.length} conditions (${conditions.join(', ')}), ${new Set(entries.map((e) => e.origin)).size} controllers\n`);
 
-const loco = leaveOneConditionOut(entries, cache, { only });
+const raw = leaveOneConditionOut(entries, cache, { only });
+// Scored with calibrated confidences, each condition's by a map fitted on the other conditions only.
+const loco = calibratedLoco(raw);
 const say = (m: string) => console.log(m);
 say(`## Leave one condition out (${loco.length} measurements, each judged by a model that never saw its condition)\n`);
 for (const protocol of ['tcp', 'quic'] as const) {
@@ -53,15 +56,18 @@ const perProfile: Outcome[] = loco.flatMap((o) => o.perProfile.map((p) => ({ ...
 say(tallyTable(perProfile, (o) => o.conditionId, 'profile') + '\n');
 say(tallyTable(perProfile, (o) => o.axis, 'profile / axis') + '\n');
 
-const cal = calibration(loco);
-say(`## Calibration (leave one condition out; ${cal.answered} answers naming a CCA)\n\nECE ${cal.ece.toFixed(3)}\n`);
-say('| confidence | answers | mean confidence | accuracy |\n| --- | ---: | ---: | ---: |');
-for (const r of cal.rows) say(`| ${r.from.toFixed(1)}-${r.to.toFixed(1)} | ${r.n} | ${r.meanConfidence.toFixed(3)} | ${r.accuracy.toFixed(3)} |`);
-say('');
+for (const [name, os] of [['raw confidence', raw], ['calibrated (each condition by a map fitted on the others)', loco]] as const) {
+  const cal = calibration(os);
+  say(`## Calibration, ${name} (leave one condition out; ${cal.answered} answers naming a CCA)\n\nECE ${cal.ece.toFixed(3)}\n`);
+  say('| confidence | answers | mean confidence | accuracy |\n| --- | ---: | ---: | ---: |');
+  for (const r of cal.rows) say(`| ${r.from.toFixed(1)}-${r.to.toFixed(1)} | ${r.n} | ${r.meanConfidence.toFixed(3)} | ${r.accuracy.toFixed(3)} |`);
+  say('');
+}
 
 let open: Outcome[] = [];
 if (!noOpenSet) {
-  open = holdOneControllerOut(entries, cache);
+  const maps = calibrationsFrom(raw, 'all held-out conditions');
+  open = holdOneControllerOut(entries, cache).map((o) => (o.confidence > 0 ? { ...o, confidence: calibrate(o.perProfile.length > 1 ? maps.fused : maps.single, o.confidence) } : o));
   say(`## Open set: hold one controller out (${open.length} measurements; Unknown or the right design family, never a confident wrong label)\n`);
   say(openSetTable(open) + '\n');
 }
@@ -70,4 +76,4 @@ const cw = all.filter((o) => o.predicted !== o.truth && !['Unknown', 'Short flow
 say(`confident wrong (>= ${CONFIDENT}) over every measurement above: ${cw.length} of ${all.length}`);
 say(`\n(${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify({ createdAt: new Date().toISOString(), inputs, loco, open }, null, 1));
+writeFileSync(out, JSON.stringify({ createdAt: new Date().toISOString(), inputs, raw, loco, open }, null, 1));

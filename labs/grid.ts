@@ -45,6 +45,13 @@ export default defineGrid({
     { id: 'host-load', axis: 'host', value: '4 at once + 2 busy processes', host: { concurrency: 4, cpuLoad: 2 } },
     { id: 'cross', axis: 'cross-traffic', value: 'CUBIC download in the queue', crossTraffic: 'tcp-cubic' },
     { id: 'video-rtt80', axis: 'profile', value: 'video, 80 ms', profiles: ['video'], path: { rttMs: 80 } },
+    // Other bottlenecks (foreign captures are taken behind them): rate, delay, buffer, segments, SACK.
+    { id: 'bn-100k-25', axis: 'bottleneck', value: '100 kbit/s, 25 ms, 1 BDP', profiles: ['nebby-50'], profile: { rateKbit: 100, delayMs: 25, buffer: { bdp: 1 } } },
+    { id: 'bn-400k-20', axis: 'bottleneck', value: '400 kbit/s, 20 ms, 1 BDP', profiles: ['nebby-50'], profile: { rateKbit: 400, delayMs: 20, buffer: { bdp: 1 } } },
+    { id: 'bn-400k-45ns', axis: 'bottleneck', value: '400 kbit/s, 45 ms, 1 BDP, SACK off', profiles: ['nebby-50'], profile: { rateKbit: 400, delayMs: 45, buffer: { bdp: 1 }, sack: false } },
+    { id: 'bn-50k-45', axis: 'bottleneck', value: '50 kbit/s, 45 ms, 2 BDP', profiles: ['nebby-50'], profile: { rateKbit: 50, delayMs: 45 } },
+    { id: 'bn-1m-25', axis: 'bottleneck', value: '1 Mbit/s, 25 ms, 1 BDP, MSS 500', profiles: ['nebby-50'], profile: { rateKbit: 1000, delayMs: 25, buffer: { bdp: 1 }, tcpMss: 500 } },
+    { id: 'bn-200k-10', axis: 'bottleneck', value: '200 kbit/s, 10 ms, 2 BDP', profiles: ['nebby-50'], profile: { delayMs: 10 } },
     // Mixed conditions: several axes at once, as real paths are.
     { id: 'mix-a', axis: 'mixed', value: '40 ms, 3 ms jitter, 0.5% loss, IW 40, paced', path: { rttMs: 40, jitterMs: 3, loss: { percent: 0.5 }, sender: { initcwnd: 40, pacing: true, tso: false } } },
     { id: 'mix-b', axis: 'mixed', value: '150 ms, 5 ms reordering jitter, 1 BDP', path: { rttMs: 150, jitterMs: 5, jitterReorders: true }, profile: { buffer: { bdp: 1 } } },

@@ -15,7 +15,7 @@ import { classifierRegistry } from './registry.js';
 import type { LabelledFeatures } from './types.js';
 import { seriesGate } from './validate.js';
 import { envelopeSchema, fitEnvelope } from './envelope.js';
-import { calibrationSchema } from './calibration.js';
+import { calibrationsSchema } from './calibration.js';
 
 export const MODEL_SCHEMA_VERSION = 1;
 
@@ -31,8 +31,8 @@ export const modelSchema = z.object({
   classifiers: z.record(z.string(), z.unknown()),
   /** The conditions the training flows were captured under (envelope.ts); absent in older models. */
   envelope: envelopeSchema.optional(),
-  /** Maps a fused verdict's raw confidence to the probability it is right (calibration.ts); absent: identity. */
-  calibration: calibrationSchema.optional(),
+  /** Maps a verdict's raw confidence to the probability it is right (calibration.ts): fused and single-profile; absent: identity. */
+  calibration: calibrationsSchema.optional(),
   trainedOn: z.object({
     source: z.string(),
     examples: z.number().int().nonnegative(),

@@ -18,7 +18,7 @@ import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
-import { classifyCapture } from './classifyCapture.js';
+import { classifyCapture, describeConditions } from './classifyCapture.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
 const say = (m: string) => process.stderr.write(`${m}\n`);
@@ -221,7 +221,10 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       if (o.json) console.log(JSON.stringify({ file: r.file, keylog: r.keylog, model: o.model, flows: r.flows }, null, 2));
       else {
         console.log(`${'flow'.padEnd(8)} ${'proto'.padEnd(5)} ${'bytes'.padStart(9)} ${'dur s'.padStart(6)}  ${'verdict'.padEnd(20)} conf  reason`);
-        for (const x of r.flows) console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
+        for (const x of r.flows) {
+          console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
+          if (x.conditions) console.log(`         ${describeConditions(x.conditions, x.insideTrained)}`);
+        }
       }
       // 0: every flow has a verdict; 1: some flow could not be read (no bytes-in-flight series).
       const unread = r.flows.filter((x) => !x.read);

@@ -70,7 +70,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
         const o = await startOrigin({ listen: `${ip}:443`, root: sites.outDir, cert: certs.certPath, key: certs.keyPath,
           name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns, stack, signal,
           ...(region.path.sender.pacing ? { env: { LD_PRELOAD: pacingPreload() } } : {}) });
-        await startTcpInfoSampler(stack, ns, gt, signal);
+        if (cfg.tcpInfoIntervalMs > 0) await startTcpInfoSampler(stack, ns, gt, cfg.tcpInfoIntervalMs, signal);
         origins.push({ ...base, serve: 'tcp', pid: o.pid, requestLog });
       } else {
         const o = await startQuicOrigin({ stack: d.origin.stack, cc: d.cca, listen: `${ip}:443`, root: sites.outDir,
@@ -105,11 +105,11 @@ async function allowKernelCcasInNamespaces(): Promise<void> {
   if (missing.length) await run('sysctl', ['-qw', `net.ipv4.tcp_allowed_congestion_control=${[...allowed, ...missing].join(' ')}`]);
 }
 
-/** tcp_info of every connection on port 443 of the origin's namespace, every 10 ms. */
-async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string, signal?: AbortSignal): Promise<void> {
+/** tcp_info of every connection on port 443 of the origin's namespace, every `intervalMs`. */
+async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string, intervalMs: number, signal?: AbortSignal): Promise<void> {
   const fd = openSync(file, 'a');
   try {
-    await launch(buildPath('native', 'ccb-tcpinfo'), ['--port', '443', '--interval-ms', '10'], {
+    await launch(buildPath('native', 'ccb-tcpinfo'), ['--port', '443', '--interval-ms', String(intervalMs)], {
       what: `tcp_info sampler in ${ns}`, stack, netns: ns, signal, stdio: ['ignore', fd, 'pipe'],
       ready: { stream: 'stderr', pattern: /ready/, timeoutMs: 10_000 }, fix: 'run ./setup.sh',
     });

@@ -9,6 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
+import { calibrate, fitCalibration, type Calibrations } from '../classify/calibration.js';
 import type { BifSeries } from '../trace/types.js';
 import { designFamilyOf, holdOutVerdict } from './bench.js';
 import { loadDataset, toSeries, type DatasetEntry } from './dataset.js';
@@ -66,7 +67,7 @@ const measurementKey = (e: GridEntry) => `${e.conditionId}\t${e.origin}\t${e.rep
 export function judge(entries: GridEntry[], model: Model, cache: SeriesCache): Outcome[] {
   const groups = new Map<string, Array<{ e: GridEntry; v: Verdict }>>();
   for (const e of entries) {
-    const v = classifyFlow(cache.of(e), model, { disturbance: e.disturbance ?? null });
+    const v = classifyFlow(cache.of(e), model, { disturbance: process.env.CCB_IGNORE_DISTURBANCE ? null : e.disturbance ?? null });
     const k = measurementKey(e);
     groups.set(k, [...(groups.get(k) ?? []), { e, v }]);
   }
@@ -201,4 +202,49 @@ export function openSetTable(os: Outcome[]): string {
   }
   lines.push(`| **all** | ${n} | | | | ${cw} (${pct(cw, n)}) |`);
   return lines.join('\n');
+}
+
+/**
+ * The shipped model: trained on every grid condition, its confidence calibrated on how often
+ * leave-one-condition-out verdicts of each raw confidence were right (calibration.ts).
+ */
+export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string): { model: Model; loco: Outcome[] } {
+  const loco = leaveOneConditionOut(entries, cache);
+  const model = trainFromEntries(entries, { source, seriesOf: (e) => cache.of(e as GridEntry) });
+  model.calibration = calibrationsFrom(loco, `leave one condition out over ${source} (${loco.length} measurements)`);
+  return { model, loco };
+}
+
+const answers = (os: Array<{ predicted: string; confidence: number; truth: string }>) =>
+  os.filter((o) => !NON_ANSWERS.has(o.predicted)).map((o) => ({ confidence: o.confidence, right: o.predicted === o.truth }));
+
+/** Single-profile verdicts of the outcomes (every profile of every measurement). */
+export const singleProfile = (os: Outcome[]) => os.flatMap((o) => o.perProfile.map((p) => ({ truth: o.truth, predicted: p.predicted, confidence: p.confidence })));
+
+/** Both maps from held-out outcomes: fused from measurements of several profiles, single from every profile's own verdict. */
+export function calibrationsFrom(os: Outcome[], fittedOn: string): Calibrations {
+  return {
+    fused: fitCalibration(answers(os.filter((o) => o.perProfile.length > 1)), `${fittedOn}, fused`),
+    single: fitCalibration(answers(singleProfile(os)), `${fittedOn}, single profile`),
+  };
+}
+
+/**
+ * Honest calibration figures: each condition's verdicts calibrated by maps fitted on the other
+ * conditions' held-out verdicts only (the maps never saw the condition they are scored on).
+ */
+export function calibratedLoco(loco: Outcome[]): Outcome[] {
+  const out: Outcome[] = [];
+  for (const id of [...new Set(loco.map((o) => o.conditionId))]) {
+    const c = calibrationsFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`);
+    for (const o of loco.filter((x) => x.conditionId === id)) {
+      const map = o.perProfile.length > 1 ? c.fused : c.single;
+      out.push({
+        ...o,
+        confidence: NON_ANSWERS.has(o.predicted) ? o.confidence : calibrate(map, o.confidence),
+        perProfile: o.perProfile.map((p) => (NON_ANSWERS.has(p.predicted) ? p : { ...p, confidence: calibrate(c.single, p.confidence) })),
+      });
+    }
+  }
+  return out;
 }

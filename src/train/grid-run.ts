@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CleanupStack } from '../net/cleanup.js';
+import { processStartTime } from '../net/resources.js';
 import { startProcess } from '../net/launch.js';
 import { labDown, labUp } from '../lab/control.js';
 import { loadLabConfig, parseLabConfig, type LabConfig } from '../lab/config.js';
@@ -94,8 +95,12 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
     writeFileSync(cfgPath, JSON.stringify(cfg, null, 1));
     say(`grid ${grid.name}: lab for ${batch.flat().map((c) => c.id).join(', ')}`);
     throwIfInterrupted(o.signal);
-    const lab = await labUp({ config: cfgPath, signal: o.signal });
+    // The lab's supervisor goes on a stack of ours too: Ctrl-C (or the reaper, after a kill)
+    // takes the lab down with the grid. labUp itself stops it if Ctrl-C comes while it starts.
+    const labStack = new CleanupStack(`grid-lab-${grid.name}-${process.pid}`);
     try {
+      const lab = await labUp({ config: cfgPath, signal: o.signal });
+      labStack.push({ kind: 'process', pid: lab.pid, startTime: lab.supervisorStartTime ?? processStartTime(lab.pid) ?? '', what: `lab ${cfg.name} supervisor` });
       for (const g of batch) {
         for (const c of g) {
           throwIfInterrupted(o.signal);
@@ -103,7 +108,8 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
         }
       }
     } finally {
-      await labDown(cfg.name);
+      await labDown(cfg.name).catch(() => {});
+      await labStack.unwind();
     }
   }
   return written;
@@ -116,7 +122,9 @@ function labFor(grid: Grid, base: LabConfig, regions: ResolvedCondition['region'
   const origins = base.origins.filter((x) => grid.origins.includes(x.name));
   const missing = grid.origins.filter((n) => !origins.some((x) => x.name === n));
   if (missing.length) throw new CcbError(`grid ${grid.name}: origins not in ${grid.lab}: ${missing.join(', ')}`);
-  return parseLabConfig({ name: `grid-${grid.name}`.slice(0, 16), origins, regions }, `grid ${grid.name}`);
+  // Ground truth every 100 ms is enough to check a condition took effect (initcwnd, pacing);
+  // every 10 ms, 36 samplers took most of a core from the measurements.
+  return parseLabConfig({ name: `grid-${grid.name}`.slice(0, 16), origins, regions, tcpInfoIntervalMs: 100 }, `grid ${grid.name}`);
 }
 
 async function measureCondition(grid: Grid, lab: Awaited<ReturnType<typeof labUp>>, c: ResolvedCondition, region: string, o: GridRunOptions,

@@ -20,6 +20,9 @@ const conditionId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,15}$/, 'lower-case le
 const pathSchema = regionSchema.omit({ name: true, cca: true, origins: true });
 
 const profileOverridesSchema = z.object({
+  /** Another bottleneck under the profile's name: its rate and one-way delay. */
+  rateKbit: z.number().min(8).max(10_000_000).optional(),
+  delayMs: z.number().min(0).max(5_000).optional(),
   buffer: z.union([z.object({ bdp: z.number().positive().max(1000) }).strict(), z.object({ bytes: z.number().int().min(1514) }).strict()]).optional(),
   tcpMss: z.number().int().min(64).max(9000).nullable().optional(),
   sack: z.boolean().optional(),
