@@ -9,7 +9,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../util/errors.js';
-import { handlesInterrupts, interruptReason, interruptSignal, onInterrupt } from '../util/interrupt.js';
+import { handlesInterrupts, interruptReason, interruptSignal, isInterruption, onInterrupt } from '../util/interrupt.js';
 import { describe, processStartTime, undo, type Resource } from './resources.js';
 
 export function stateDir(): string {
@@ -144,7 +144,10 @@ let interruptWatched = false;
 let fatalAttached = false;
 const log = (m: string) => process.stderr.write(m + '\n');
 const onFatal = (err: unknown) => {
-  log(`fatal: ${(err as Error)?.stack ?? String(err)}`);
+  // After Ctrl-C, a wait nobody awaits any more may still reject with the interruption (or a
+  // closed page): that is the interrupt taking effect, not a bug; the owners are unwinding.
+  if (interruptSignal().aborted && (isInterruption(err) || /has been closed|Target closed/.test(String((err as Error)?.message)))) return;
+  log(`fatal: ${(err as Error)?.stack || String(err)}`);
   void unwindAll(log).finally(() => process.exit(ExitCode.internal));
 };
 

@@ -119,7 +119,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
       t0 = Date.now();
       try {
-        if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal);
+        if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(stack, topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal);
         else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG), signal);
         result.status = 'complete';
       } catch (err) {
@@ -171,12 +171,24 @@ function startCrossTraffic(stack: CleanupStack, ns: string, cross: CrossTraffic,
   { what: `cross traffic from ${origin.name}`, stack, netns: ns, stdio: 'ignore' });
 }
 
-async function fetchWithCurl(ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number, signal?: AbortSignal): Promise<number> {
-  const r = await run('ip', ['netns', 'exec', ns, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
+/** The probe's own download: on the stack (a killed probe leaves no curl behind), ended by Ctrl-C. */
+async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number, signal?: AbortSignal): Promise<number> {
+  const p = await launch('curl', ['-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
     '--resolve', `${url.hostname}:443:${ip}`, '--max-time', String(timeoutSeconds), '-w', '%{size_download}', url.href],
-    { timeoutMs: (timeoutSeconds + 10) * 1000, allowFailure: true, signal });
-  if (r.code !== 0) throw new CcbError(`curl failed (exit ${r.code}): ${r.stderr.trim()}`);
-  return Number(r.stdout.trim());
+  { what: `curl ${url.href}`, stack, netns: ns });
+  const stop = () => { void p.stop(); };
+  const timer = setTimeout(stop, (timeoutSeconds + 10) * 1000);
+  signal?.addEventListener('abort', stop, { once: true });
+  let exit;
+  try {
+    exit = await p.exited;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', stop);
+  }
+  throwIfInterrupted(signal);
+  if (exit.code !== 0) throw new CcbError(`curl failed (${exit.signal ?? `exit ${exit.code}`}): ${p.stderr().trim()}`);
+  return Number(p.stdout().trim());
 }
 
 /** The TLS key log an HTTP/3 probe keeps in its run directory. */

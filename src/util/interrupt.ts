@@ -89,7 +89,10 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined): Pro
 /** Resolves as `promise` does, or rejects with the InterruptedError when the signal aborts first. */
 export function unlessInterrupted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(interruptReason(signal));
+  if (signal.aborted) {
+    promise.catch(() => {}); // no longer awaited: its later failure (a closed page) is nobody's error
+    return Promise.reject(interruptReason(signal));
+  }
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(interruptReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
