@@ -204,7 +204,8 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       }
       if (shaper.delayLine && !shaper.delayLine.isAlive()) incomplete.push(`${profile.name}: the delay line died`);
       if (signal?.aborted) {
-        incomplete.push(`${profile.name}: ${signal.reason?.message ?? 'interrupted'} (${session.outcome.detail})`);
+        const why = (signal.reason as Error | undefined)?.message ?? 'interrupted';
+        incomplete.push(`${profile.name}: ${why}${session.outcome.detail === why ? '' : ` (${session.outcome.detail})`}`);
       } else if (session.outcome.status !== 'ok') {
         incomplete.push(`${profile.name}: ${session.outcome.status}: ${session.outcome.detail}${session.outcome.error ? ` (${session.outcome.error})` : ''}`);
       }
