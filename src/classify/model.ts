@@ -9,6 +9,7 @@ import type { BifSeries } from '../trace/types.js';
 import { BadInputError } from '../util/errors.js';
 import { defaultPipelineConfig, pipelineConfigSchema, type PipelineConfig } from './config.js';
 import { extractFlowFeatures } from './features.js';
+import { seenFromSender } from './classifyFlow.js';
 import type { Json } from './json.js';
 import { labelOf } from './classifiers/lossBased.js';
 import { classifierRegistry } from './registry.js';
@@ -102,7 +103,7 @@ export function trainModel(labelled: LabelledSeries[], opts: TrainOptions = {}):
     const gate = seriesGate(l.series, pipeline);
     if (gate) skipped.push(`#${i} (${l.label}): ${gate.reason}`);
     else {
-      examples.push({ label: l.label, ...(l.group ? { group: l.group } : {}), features: extractFlowFeatures(l.series, pipeline) });
+      examples.push({ label: l.label, ...(l.group ? { group: l.group } : {}), features: extractFlowFeatures(seenFromSender(l.series, pipeline), pipeline) });
       conditions.push(l.series.conditions);
     }
   });

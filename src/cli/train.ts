@@ -42,9 +42,22 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--from-runs <dir>', 'rebuild the dataset from existing probe run directories, then train')
     .option('--append', 'add the new probes to the saved dataset')
     .option('--tcp-only', 'train on TCP traces only')
+    .option('--grid <dirs>', "train on conditions-grid datasets ('lab grid' output, comma-separated), with the confidence calibrated by leaving one condition out at a time")
     .addOption(opt.json())
-    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; grid?: string; json?: boolean }, cmd: Command) => {
       const say = reporterFor(cmd);
+      if (o.grid) {
+        const { loadGridEntries, SeriesCache, trainCalibrated } = await import('../train/conditions-bench.js');
+        const entries = loadGridEntries(list(o.grid));
+        say.info(`training on ${entries.length} traces from ${new Set(entries.map((e) => e.conditionId)).size} conditions; calibrating by leaving one condition out at a time`);
+        const { model, loco } = trainCalibrated(entries, new SeriesCache(), o.grid);
+        const { saveModel } = await import('../classify/index.js');
+        saveModel(model, o.model);
+        const right = loco.filter((x) => x.predicted === x.truth).length;
+        if (o.json) console.log(JSON.stringify({ model: o.model, traces: model.trainedOn.examples, classes: model.classes, heldOutConditionsRight: right, heldOut: loco.length }, null, 2));
+        else console.log(`trained on ${model.trainedOn.examples} traces -> ${o.model} (classes: ${model.classes.join(', ')}); held-out conditions: ${right}/${loco.length} right before calibration`);
+        return;
+      }
       let running;
       if (o.fromRuns) {
         saveDataset(o.dataset, await entriesFromRuns(o.fromRuns));

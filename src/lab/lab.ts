@@ -10,7 +10,7 @@ import { run } from '../util/exec.js';
 import { buildPath } from '../util/paths.js';
 import { throwIfInterrupted } from '../util/interrupt.js';
 import type { CleanupStack } from '../net/cleanup.js';
-import { launch } from '../net/launch.js';
+import { launch, startProcess } from '../net/launch.js';
 import { ensureLabCerts, DEFAULT_LAB_CERT_NAMES } from './certs.js';
 import { buildLabSites } from './sites/build.js';
 import { startOrigin } from './origin/index.js';
@@ -81,6 +81,10 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
     }
   };
   await Promise.all([worker(), worker(), worker()]);
+  for (const r of net.regions) {
+    const from = r.path.crossTraffic && origins.find((o) => o.region === r.name && o.name === r.path.crossTraffic!.from);
+    if (from) startPathCrossTraffic(stack, net.routerNs, from, certs.caCertPath);
+  }
   origins.sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }));
   return {
     schemaVersion: 1, labId, name: cfg.name, routerNs: net.routerNs,
@@ -121,4 +125,23 @@ async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string
 export async function originReachable(lab: LabState, fromNs: string, origin: LabOriginState): Promise<boolean> {
   const r = await run('ip', ['netns', 'exec', fromNs, 'ping', '-c', '1', '-W', '2', origin.ip], { allowFailure: true });
   return r.code === 0;
+}
+
+/**
+ * The server-side path's cross traffic: a download from one of the region's origins to the
+ * router (1 GiB: hours at a lab path's rate), started again whenever it ends, for as long as the
+ * lab is up. Each download is a process on the lab's stack, so unwinding or the reaper ends it.
+ */
+function startPathCrossTraffic(stack: CleanupStack, routerNs: string, from: LabOriginState, ca: string): void {
+  const url = `https://${from.hosts[0]}/bytes/1000000000`;
+  const again = (): void => {
+    // Through the one launcher, onto the lab's stack (the stack stops it; a restart only while it does not unwind).
+    const p = startProcess('curl', ['-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca, '--resolve', `${from.hosts[0]}:443:${from.ip}`, url],
+      { what: `server-side cross traffic from ${from.name}@${from.region}`, stack, netns: routerNs, stdio: 'ignore' });
+    void p.exited.then(() => {
+      // Ended on its own (not by the stack unwinding): the path stays loaded.
+      if (!stack.isUnwinding()) setTimeout(() => { if (!stack.isUnwinding()) again(); }, 1000);
+    });
+  };
+  again();
 }

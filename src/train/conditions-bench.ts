@@ -10,6 +10,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
 import { calibrate, fitCalibration, type Calibrations } from '../classify/calibration.js';
+import { defaultPipelineConfig, type PipelineConfig } from '../classify/config.js';
 import type { BifSeries } from '../trace/types.js';
 import { designFamilyOf, holdOutVerdict } from './bench.js';
 import { loadDataset, toSeries, type DatasetEntry } from './dataset.js';
@@ -83,8 +84,10 @@ export function judge(entries: GridEntry[], model: Model, cache: SeriesCache): O
 }
 
 /** Trains without each condition in turn and judges that condition's measurements. */
-export function leaveOneConditionOut(entries: GridEntry[], cache: SeriesCache, opts: { only?: string[]; train?: (es: GridEntry[]) => Model } = {}): Outcome[] {
-  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'leave-one-condition-out', seriesOf: (e) => cache.of(e as GridEntry) }));
+export interface BenchTrainOptions { pipeline?: PipelineConfig }
+
+export function leaveOneConditionOut(entries: GridEntry[], cache: SeriesCache, opts: { only?: string[]; train?: (es: GridEntry[]) => Model } & BenchTrainOptions = {}): Outcome[] {
+  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'leave-one-condition-out', seriesOf: (e) => cache.of(e as GridEntry), pipeline: opts.pipeline }));
   const out: Outcome[] = [];
   for (const id of [...new Set(entries.map((e) => e.conditionId))].sort()) {
     if (opts.only && !opts.only.includes(id)) continue;
@@ -95,8 +98,8 @@ export function leaveOneConditionOut(entries: GridEntry[], cache: SeriesCache, o
 }
 
 /** Trains without each controller (label) in turn and judges its measurements under every condition. */
-export function holdOneControllerOut(entries: GridEntry[], cache: SeriesCache, opts: { train?: (es: GridEntry[]) => Model } = {}): Outcome[] {
-  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'hold-one-out', seriesOf: (e) => cache.of(e as GridEntry) }));
+export function holdOneControllerOut(entries: GridEntry[], cache: SeriesCache, opts: { train?: (es: GridEntry[]) => Model } & BenchTrainOptions = {}): Outcome[] {
+  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'hold-one-out', seriesOf: (e) => cache.of(e as GridEntry), pipeline: opts.pipeline }));
   const out: Outcome[] = [];
   for (const label of [...new Set(entries.map((e) => e.label))].sort()) {
     const model = train(entries.filter((e) => e.label !== label));
@@ -208,9 +211,9 @@ export function openSetTable(os: Outcome[]): string {
  * The shipped model: trained on every grid condition, its confidence calibrated on how often
  * leave-one-condition-out verdicts of each raw confidence were right (calibration.ts).
  */
-export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string): { model: Model; loco: Outcome[] } {
-  const loco = leaveOneConditionOut(entries, cache);
-  const model = trainFromEntries(entries, { source, seriesOf: (e) => cache.of(e as GridEntry) });
+export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string, opts: BenchTrainOptions = {}): { model: Model; loco: Outcome[] } {
+  const loco = leaveOneConditionOut(entries, cache, opts);
+  const model = trainFromEntries(entries, { source, seriesOf: (e) => cache.of(e as GridEntry), pipeline: opts.pipeline });
   model.calibration = calibrationsFrom(loco, `leave one condition out over ${source} (${loco.length} measurements)`);
   return { model, loco };
 }
@@ -247,4 +250,11 @@ export function calibratedLoco(loco: Outcome[]): Outcome[] {
     }
   }
   return out;
+}
+
+/** The default pipeline with its path corrections set from a flag ('fullRtt,invisiblePipe', 'none'). */
+export function pipelineWithPath(flag: string | undefined): PipelineConfig {
+  if (flag === undefined) return defaultPipelineConfig;
+  const on = new Set(flag.split(','));
+  return { ...defaultPipelineConfig, path: { fullRtt: on.has('fullRtt'), invisiblePipe: on.has('invisiblePipe') } };
 }
