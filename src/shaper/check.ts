@@ -49,6 +49,8 @@ export interface CheckItem { name: string; ok: boolean; configured: string; meas
 
 export interface ShaperCheckReport {
   schemaVersion: 1;
+  /** The check's own run id: its namespaces are ccb-<runId>-* (tests look for leftovers by it). */
+  runId?: string;
   profile: Profile;
   backend: DelayBackend;
   flows: number;
@@ -176,7 +178,7 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
     const after = await linkCounters(topo.upstreamNs, topo.upstreamDev);
     const serverPackets = after.rxPackets - before.rxPackets + after.txPackets - before.txPackets;
 
-    return evaluate(opts, shaper.backend, m, hostStalled, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup, hostStalls);
+    return { ...evaluate(opts, shaper.backend, m, hostStalled, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup, hostStalls), runId };
   } finally {
     const failures = await stack.unwind();
     if (!opts.pcapOut) rmSync(workDir, { recursive: true, force: true });
