@@ -15,7 +15,7 @@ import { startProcess } from '../net/launch.js';
 import { labDown, labUp } from '../lab/control.js';
 import { loadLabConfig, parseLabConfig, type LabConfig } from '../lab/config.js';
 import { CcbError } from '../util/errors.js';
-import { throwIfInterrupted } from '../util/interrupt.js';
+import { abortableSleep, throwIfInterrupted } from '../util/interrupt.js';
 import { tcpPayloadBytes, type Profile } from '../shaper/profile.js';
 import { bdpBytes, bufferBytes } from '../shaper/profile.js';
 import { saveDataset } from './dataset.js';
@@ -99,7 +99,13 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
     // takes the lab down with the grid. labUp itself stops it if Ctrl-C comes while it starts.
     const labStack = new CleanupStack(`grid-lab-${grid.name}-${process.pid}`);
     try {
-      const lab = await labUp({ config: cfgPath, signal: o.signal });
+      const lab = await labUp({ config: cfgPath, signal: o.signal }).catch(async (err: Error) => {
+        if (o.signal?.aborted) throw err;
+        // A loaded host can make an origin miss its start-up deadline: one more try before giving up.
+        say(`grid ${grid.name}: the lab did not start (${err.message}); trying once more`);
+        await abortableSleep(30_000, o.signal);
+        return labUp({ config: cfgPath, signal: o.signal });
+      });
       labStack.push({ kind: 'process', pid: lab.pid, startTime: lab.supervisorStartTime ?? processStartTime(lab.pid) ?? '', what: `lab ${cfg.name} supervisor` });
       for (const g of batch) {
         for (const c of g) {

@@ -66,7 +66,8 @@ export async function startQuicOrigin(opts: QuicOriginOptions): Promise<QuicOrig
   const label = `${opts.stack} origin (${opts.cc}) on ${opts.listen}${opts.netns ? ` in netns ${opts.netns}` : ''}`;
   const p = await launch(cmd, args, {
     what: label, stack: opts.cleanup ?? null, netns: opts.netns, signal: opts.signal,
-    ready: { stream: 'stdout', pattern: /^ready\b/m, timeoutMs: opts.readyTimeoutMs ?? 15_000 },
+    // 60 s: a Python stack (aioquic) took over 15 s to import on a 2-core host loaded by other labs.
+    ready: { stream: 'stdout', pattern: /^ready\b/m, timeoutMs: opts.readyTimeoutMs ?? 60_000 },
     fix: 'check the address is free and local to this namespace, and the cert/key paths',
   });
   return { pid: p.pid, stop: async () => { await p.stop(); } };
