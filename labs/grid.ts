@@ -1,4 +1,4 @@
-import { defineGrid } from '../src/train/grid.js';
+import { defineGrid } from 'ccbrowse';
 
 // The conditions grid (issue 16): each condition changes one thing (or, for the mixed ones,
 // several) from the base: lab region 10 ms from the bottleneck, both Nebby profiles, 4 probes

@@ -1,4 +1,4 @@
-import { defineLab, TCP_CCAS } from '../src/lab/config.js';
+import { defineLab, TCP_CCAS } from 'ccbrowse';
 
 // The training/benchmark lab: one bulk origin per lab controller (12 TCP, 5 QUIC) and one
 // region, nothing else (the sites' origins are not needed here and slow `lab up` down).

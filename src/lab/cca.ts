@@ -23,6 +23,7 @@ import { run, runIn, sleep } from '../util/exec.js';
 import { BadInputError, CcbError, MissingPrerequisiteError } from '../util/errors.js';
 import { stateDir, type CleanupStack } from '../net/cleanup.js';
 import { processStartTime, type Resource } from '../net/resources.js';
+import { repoRoot } from '../util/paths.js';
 
 export const KERNEL_CCAS = ['reno', 'cubic', 'bbr'] as const;
 export const BPF_CCAS = ['vegas', 'westwood', 'htcp', 'bic', 'illinois', 'veno', 'highspeed', 'scalable', 'yeah'] as const;
@@ -59,16 +60,6 @@ const DESCRIPTIONS: Record<LabCcaName, string> = {
   scalable: 'Scalable TCP (Kelly 2003): +1% per RTT, back-off by 1/8',
   yeah: 'YeAH-TCP (Baiocchi, Castellani & Vacirca 2007): Scalable/Reno modes, precautionary decongestion',
 };
-
-/** The repository root: the nearest directory above this file with a package.json. */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 8; i++) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    dir = dirname(dir);
-  }
-  return process.cwd();
-}
 
 /** Where `make -C src/lab/bpf` puts the objects (override: CCB_BPF_DIR). */
 export function bpfBuildDir(): string {

@@ -9,12 +9,13 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
+import { CleanupStack } from '../net/cleanup.js';
 import { processStartTime } from '../net/resources.js';
+import { startProcess } from '../net/launch.js';
 import { labDown, labUp } from '../lab/control.js';
 import { loadLabConfig, parseLabConfig, type LabConfig } from '../lab/config.js';
-import { start } from '../util/exec.js';
 import { CcbError } from '../util/errors.js';
+import { abortableSleep, throwIfInterrupted } from '../util/interrupt.js';
 import { tcpPayloadBytes, type Profile } from '../shaper/profile.js';
 import { bdpBytes, bufferBytes } from '../shaper/profile.js';
 import { saveDataset } from './dataset.js';
@@ -67,6 +68,8 @@ export interface GridRunOptions {
   /** Measurements per controller, overriding the grid's and the conditions' own. */
   runs?: number;
   progress?: (m: string) => void;
+  /** Ctrl-C: the condition in progress stops (its probes keep what they captured), none after it starts. */
+  signal?: AbortSignal;
 }
 
 /** Runs the grid; returns the dataset files written (one per condition measured). */
@@ -91,22 +94,28 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
     const cfgPath = join(o.outDir, `lab-${batch[0][0].id}.json`);
     writeFileSync(cfgPath, JSON.stringify(cfg, null, 1));
     say(`grid ${grid.name}: lab for ${batch.flat().map((c) => c.id).join(', ')}`);
-    // The lab's supervisor goes on a stack of ours too: Ctrl-C takes the lab down with the grid.
+    throwIfInterrupted(o.signal);
+    // The lab's supervisor goes on a stack of ours too: Ctrl-C (or the reaper, after a kill)
+    // takes the lab down with the grid. labUp itself stops it if Ctrl-C comes while it starts.
     const labStack = new CleanupStack(`grid-lab-${grid.name}-${process.pid}`);
-    const release = unwindOnSignals(labStack);
     try {
-      const lab = await labUp({ config: cfgPath }).catch(async (err: Error) => {
+      const lab = await labUp({ config: cfgPath, signal: o.signal }).catch(async (err: Error) => {
+        if (o.signal?.aborted) throw err;
         // A loaded host can make an origin miss its start-up deadline: one more try before giving up.
         say(`grid ${grid.name}: the lab did not start (${err.message}); trying once more`);
-        await new Promise((r) => setTimeout(r, 30_000));
-        return labUp({ config: cfgPath });
+        await abortableSleep(30_000, o.signal);
+        return labUp({ config: cfgPath, signal: o.signal });
       });
-      labStack.push({ kind: 'process', pid: lab.pid, startTime: processStartTime(lab.pid) ?? '', what: `lab ${cfg.name} supervisor` });
-      for (const g of batch) for (const c of g) written.push(await measureCondition(grid, lab, c, g[0].region.name, o, say));
+      labStack.push({ kind: 'process', pid: lab.pid, startTime: lab.supervisorStartTime ?? processStartTime(lab.pid) ?? '', what: `lab ${cfg.name} supervisor` });
+      for (const g of batch) {
+        for (const c of g) {
+          throwIfInterrupted(o.signal);
+          written.push(await measureCondition(grid, lab, c, g[0].region.name, o, say));
+        }
+      }
     } finally {
       await labDown(cfg.name).catch(() => {});
       await labStack.unwind();
-      release();
     }
   }
   return written;
@@ -127,7 +136,6 @@ function labFor(grid: Grid, base: LabConfig, regions: ResolvedCondition['region'
 async function measureCondition(grid: Grid, lab: Awaited<ReturnType<typeof labUp>>, c: ResolvedCondition, region: string, o: GridRunOptions,
   say: (m: string) => void): Promise<string> {
   const stack = new CleanupStack(`grid-${c.id}-${process.pid}`);
-  const release = unwindOnSignals(stack);
   try {
     startCpuLoad(stack, c.cpuLoad);
     const t0 = Date.now();
@@ -140,7 +148,7 @@ async function measureCondition(grid: Grid, lab: Awaited<ReturnType<typeof labUp
       bytesFor: (p, protocol) => bytesForSeconds(p, protocol, grid.seconds),
       crossTraffic: c.crossTraffic ? { origin: c.crossTraffic, bytes: 50_000_000, leadSeconds: 3 } : undefined,
       conditionsOf: (p) => entryConditions(c, p) as unknown as Record<string, unknown>,
-      progress: say,
+      progress: say, signal: o.signal,
     });
     const path = datasetPath(o.outDir, c.id);
     saveDataset(path, entries);
@@ -148,17 +156,10 @@ async function measureCondition(grid: Grid, lab: Awaited<ReturnType<typeof labUp
     return path;
   } finally {
     await stack.unwind();
-    release();
   }
 }
 
 /** Busy processes at normal priority beside the measurement, ended with the condition. */
 function startCpuLoad(stack: CleanupStack, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const child = start('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' });
-    child.on('error', () => {});
-    const startTime = child.pid === undefined ? undefined : processStartTime(child.pid);
-    if (child.pid === undefined || startTime === undefined) throw new CcbError('could not start a CPU load process');
-    stack.push({ kind: 'process', pid: child.pid, startTime, what: 'grid background CPU load' });
-  }
+  for (let i = 0; i < n; i++) startProcess('sh', ['-c', 'while :; do :; done'], { what: 'grid background CPU load', stack, stdio: 'ignore' });
 }
