@@ -183,3 +183,29 @@ describe('crawl worker loop (substituted job runner)', () => {
     expect(q.progress('c')).toMatchObject({ done: 5, failed: 1, left: 6 });
   });
 });
+
+describe('scheduled crawls (worker)', () => {
+  it('a due schedule queues the next round once, and the worker runs it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ccb-crawl-s-')), 'store.sqlite');
+    const q = open(file);
+    q.enqueue(crawl({ name: 'daily', targets: urls(2), schedule: '0 3 * * *' }));
+    const events: string[] = [];
+    const work = () => runWorker({
+      queue: q, regions: ['local'], concurrency: 2, outDir: '/nonexistent', signal: new AbortController().signal, untilIdle: true, pollMs: 20,
+      onEvent: (e) => { if (e.type === 'round') events.push(`round ${e.jobs}`); },
+      run: async (job) => ({ status: 'complete', dirs: [], runIds: [job.jobId], detail: null }),
+    });
+    expect((await work()).done).toBe(2);
+    // First sight of the schedule: its next firing is set (03:00 UTC after now), nothing fired.
+    const next = (q.db.prepare("SELECT next_round_at AS t FROM crawls WHERE crawl_id = 'daily'").get() as { t: number }).t;
+    expect(new Date(next).getUTCHours()).toBe(3);
+    expect(next).toBeGreaterThan(Date.now());
+    expect(events).toEqual([]);
+    // Its time comes: round 2 is queued (once, however many workers look) and run.
+    q.db.prepare("UPDATE crawls SET next_round_at = ? WHERE crawl_id = 'daily'").run(Date.now() - 1000);
+    expect((await work()).done).toBe(2);
+    expect(events).toEqual(['round 2']);
+    expect(q.fireRound('daily', Date.now(), Date.now() + 1)).toBe(0);
+    expect(q.progress('daily')).toMatchObject({ round: 2, total: 4, done: 4 });
+  });
+});
