@@ -67,8 +67,8 @@ export default defineCrawl({
     const doneBefore = count("SELECT COUNT(*) AS n FROM crawl_results");
     const runningAtKill = count("SELECT COUNT(*) AS n FROM crawl_jobs WHERE state = 'running'");
     expect(runningAtKill).toBeGreaterThanOrEqual(1);
-    // The killed worker's probes left their owner records (namespaces, capture, delay line).
-    expect(owners().some((o) => o.pid === killedPid)).toBe(true);
+    // The killed worker's probes left owner records (namespaces, capture, delay line); not
+    // asserted here: any ccbrowse command started meanwhile on this host may reap them first.
 
     const second = spawnSync(cli[0], [...cli.slice(1), ...args, '--json'], { encoding: 'utf8', timeout: 900_000 });
     // Exit 1: the site no origin serves failed (with its reason); everything else is done.
