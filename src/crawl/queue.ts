@@ -353,12 +353,14 @@ export class CrawlQueue {
     if (!c) return undefined;
     const counts = Object.fromEntries((this.db.prepare('SELECT state, COUNT(*) AS n FROM crawl_jobs WHERE crawl_id = ? GROUP BY state').all(crawlId) as
       Array<{ state: JobState; n: number }>).map((r) => [r.state, r.n])) as Partial<Record<JobState, number>>;
-    const t = this.db.prepare("SELECT MIN(first_claimed_at) AS t0 FROM crawl_jobs WHERE crawl_id = ?").get(crawlId) as { t0: number | null };
+    const t = this.db.prepare('SELECT MIN(first_claimed_at) AS t0, MAX(finished_at) AS t1 FROM crawl_jobs WHERE crawl_id = ?').get(crawlId) as { t0: number | null; t1: number | null };
     const done = counts.done ?? 0;
     const failed = counts.failed ?? 0;
     const left = counts.queued ?? 0;
     const running = counts.running ?? 0;
-    const hours = t.t0 === null ? 0 : (now - t.t0) / 3_600_000;
+    // A finished crawl's rate is over its working time, not up to whenever status is asked.
+    const end = left + running === 0 && t.t1 !== null ? t.t1 : now;
+    const hours = t.t0 === null ? 0 : (end - t.t0) / 3_600_000;
     const ratePerHour = hours > 0 && done + failed > 0 ? (done + failed) / hours : null;
     return {
       crawlId, state: c.state, round: c.round, total: Object.values(counts).reduce((a, n) => a + (n ?? 0), 0),
