@@ -13,7 +13,7 @@
 import { loadModel, saveModel } from '../../classify/index.js';
 import { fitEnvelope } from '../../classify/envelope.js';
 import {
-  calibratedLoco, calibration, calibrationsFrom, judge, loadGridEntries, SeriesCache, tally, withMinAnswer, type CalibrationKind,
+  calibratedLoco, calibration, calibrationsFrom, judge, loadGridEntries, perClassAccuracy, SeriesCache, tally, tallyTable, withMinAnswer, type CalibrationKind,
 } from '../conditions-bench.js';
 
 const args = process.argv.slice(2);
@@ -40,7 +40,16 @@ const outcomes = judge(entries, model, cache);
 const honest = calibratedLoco(outcomes, kind).map((o) => withMinAnswer(o, minAnswer));
 const t = tally(honest);
 const cal = calibration(honest);
-console.log(`held out (each condition calibrated on the others, min answer ${minAnswer}): ${t.right}/${t.n} right, ${t.unknown} Unknown, ${t.wrong} wrong, ${t.confidentWrong} confident wrong (${(100 * t.confidentWrong / t.n).toFixed(1)}%); ECE ${cal.ece.toFixed(3)} over ${cal.answered} answers`);
+console.log(`held out (each condition calibrated on the others, min answer ${minAnswer}): ${t.right}/${t.n} right, ${t.unknown} Unknown, ${t.wrong} wrong, ${t.confidentWrong} confident wrong (${(100 * t.confidentWrong / t.n).toFixed(1)}%); ECE ${cal.ece.toFixed(3)} over ${cal.answered} answers\n`);
+for (const protocol of ['tcp', 'quic'] as const) {
+  const p = perClassAccuracy(honest, protocol);
+  console.log(`${protocol.toUpperCase()}: mean per-controller accuracy ${(100 * p.mean).toFixed(1)}%; ${p.rows.map((r) => `${r.label} ${(100 * r.accuracy).toFixed(0)}%`).join(', ')}\n`);
+}
+console.log(tallyTable(honest, (o) => `${o.conditionId} (${o.value})`, 'condition') + '\n');
+console.log(tallyTable(honest, (o) => `${o.truth}${o.protocol === 'quic' ? ' (QUIC)' : ''}`, 'controller') + '\n');
+console.log('| confidence | answers | mean confidence | accuracy |\n| --- | ---: | ---: | ---: |');
+for (const r of cal.rows) console.log(`| ${r.from.toFixed(1)}-${r.to.toFixed(1)} | ${r.n} | ${r.meanConfidence.toFixed(3)} | ${r.accuracy.toFixed(3)} |`);
+console.log('');
 
 model.calibration = { ...calibrationsFrom(outcomes, `${entries.length} traces of grid conditions the model never trained on`, kind), minAnswer };
 model.note = `${model.note}; envelope from ${envelopeIds.join('+')}, confidence calibrated (${kind}, min answer ${minAnswer}) on ${outcomes.length} held-out grid measurements`;
