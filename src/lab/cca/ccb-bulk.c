@@ -11,7 +11,8 @@
  *       ready, then at the end "# cc NAME" (getsockopt TCP_CONGESTION of the accepted
  *       socket, read at accept and again at the end), one line per sample:
  *         t_us cwnd ssthresh unacked srtt_us min_rtt_us total_retrans bytes_acked
- *         ca_state mss delivery_rate_Bps lost
+ *         ca_state mss delivery_rate_Bps lost pacing_rate_Bps
+ *       (pacing_rate: sk_pacing_rate as the controller set it; ~0 = unlimited)
  *       and "# sent BYTES".
  *   ccb-bulk recv --connect ADDR --port P
  *       Reads until EOF and prints "# received BYTES SECONDS".
@@ -32,7 +33,7 @@
 #include <unistd.h>
 
 struct sample {
-	uint64_t t_us, bytes_acked, delivery_rate;
+	uint64_t t_us, bytes_acked, delivery_rate, pacing_rate;
 	uint32_t cwnd, ssthresh, unacked, srtt, min_rtt, total_retrans, ca_state, mss, lost;
 };
 
@@ -127,6 +128,7 @@ static int do_send(int argc, char **argv)
 				s->mss = ti.tcpi_snd_mss;
 				s->delivery_rate = ti.tcpi_delivery_rate;
 				s->lost = ti.tcpi_lost;
+				s->pacing_rate = ti.tcpi_pacing_rate;
 			}
 			while (next <= now)
 				next += sample_us;
@@ -152,10 +154,10 @@ static int do_send(int argc, char **argv)
 	printf("# cc %s %s\n", name_start, name_end);
 	for (size_t i = 0; i < n; i++) {
 		struct sample *s = &samples[i];
-		printf("%llu %u %u %u %u %u %u %llu %u %u %llu %u\n", (unsigned long long)s->t_us, s->cwnd,
+		printf("%llu %u %u %u %u %u %u %llu %u %u %llu %u %llu\n", (unsigned long long)s->t_us, s->cwnd,
 		       s->ssthresh, s->unacked, s->srtt, s->min_rtt, s->total_retrans,
 		       (unsigned long long)s->bytes_acked, s->ca_state, s->mss,
-		       (unsigned long long)s->delivery_rate, s->lost);
+		       (unsigned long long)s->delivery_rate, s->lost, (unsigned long long)s->pacing_rate);
 	}
 	printf("# sent %llu\n", (unsigned long long)sent);
 	fflush(stdout);
