@@ -13,7 +13,7 @@ import { addNamespace, addVeth, sysctl } from '../../src/net/netns.js';
 import { startDelayLine, type DelayLine } from '../../src/shaper/delayline.js';
 import { describeHostStalls, startHostStallMonitor } from '../../src/shaper/host-stalls.js';
 import { run, runIn } from '../../src/util/exec.js';
-import { setNamespaceCca } from '../../src/lab/cca.js';
+import { allowedCcas, labCca, setNamespaceCca } from '../../src/lab/cca.js';
 import { runBulkTransfer, type BulkResult } from '../../src/lab/cca/bulk.js';
 
 export interface PathSettings {
@@ -39,7 +39,7 @@ export interface CcaPath {
   /** Random loss on data packets entering the router (probability 0..1), or none. */
   setRandomLoss(p: number | undefined): Promise<void>;
   /** One bulk transfer from a server namespace defaulting to `cca`. */
-  transfer(cca: string, seconds: number, opts?: { loss?: number }): Promise<Transfer>;
+  transfer(cca: string, seconds: number, opts?: { loss?: number; sndbufBytes?: number }): Promise<Transfer>;
   close(): Promise<string[]>;
 }
 
@@ -104,10 +104,14 @@ export async function createCcaPath(initial: PathSettings): Promise<CcaPath> {
     },
     async transfer(cca, seconds, opts = {}) {
       await path.setRandomLoss(opts.loss);
-      await setNamespaceCca(ns.server, cca, stack);
+      // A kernel controller this host does not allow namespaces to pick (distros allow
+      // "reno cubic"): root picks it per socket instead. BPF ones are always allowed.
+      const c = labCca(cca);
+      const perSocket = c.kind === 'kernel' && !allowedCcas().includes(c.kernelName) ? c.kernelName : undefined;
+      if (!perSocket) await setNamespaceCca(ns.server, cca, stack);
       const monitor = startHostStallMonitor((seconds + 30) * 1000);
       try {
-        const r = await runBulkTransfer({ serverNs: ns.server, clientNs: ns.client, serverAddr, seconds }, stack);
+        const r = await runBulkTransfer({ serverNs: ns.server, clientNs: ns.client, serverAddr, seconds, cc: perSocket, sndbufBytes: opts.sndbufBytes }, stack);
         return { ...r, hostStalls: describeHostStalls(await monitor.stop()), settings: { ...settings } };
       } finally {
         await monitor.stop().catch(() => undefined);

@@ -173,12 +173,7 @@ struct ccb_bbr {
 	__u8 packet_conservation;	/* v2: first round of recovery */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct ccb_bbr);
-} CCB_BBR_MAP SEC(".maps");
+CCB_SK_STATE_MAP(CCB_BBR_MAP, struct ccb_bbr);
 
 static __always_inline struct ccb_bbr *bbr_of(struct sock *sk)
 {

@@ -113,3 +113,39 @@ export function bdpPackets(samples: readonly TcpInfoSample[]): number {
   const mss = steady[0]?.mss || 1448;
   return ((cruiseRate(samples) / 0.99) * (minRtt / 1e6)) / mss;
 }
+
+/**
+ * Times at which the kernel's minimum RTT (tcp_info min_rtt) fell: each is a new minimum
+ * that restarts BBR's min-RTT clock, so the next ProbeRTT is due a full window later
+ * (10 s for BBRv1, 5 s for BBRv2/v3). The first sample counts as one.
+ */
+export function minRttDecreases(samples: readonly TcpInfoSample[]): number[] {
+  const out: number[] = [];
+  let min = Infinity;
+  for (const s of samples) {
+    if (s.minRttUs > 0 && s.minRttUs < min) {
+      min = s.minRttUs;
+      out.push(s.tUs);
+    }
+  }
+  return out;
+}
+
+/**
+ * For each ProbeRTT dip, how long after its clock started it came: the clock starts at
+ * the last new minimum RTT or at the end of the previous dip (BBR restarts it when
+ * ProbeRTT ends), whichever is later. Also the time the next dip is due after the last
+ * one (or after the last new minimum): `dueUs`.
+ */
+export function probeRttDelays(samples: readonly TcpInfoSample[], dips: readonly WindowDip[], periodUs: number): { delaysUs: number[]; dueUs: number } {
+  const mins = minRttDecreases(samples);
+  const clockAt = (t: number, prevDipEnd: number) => Math.max(prevDipEnd, ...mins.filter((m) => m < t));
+  const delaysUs: number[] = [];
+  let prevEnd = 0;
+  for (const d of dips) {
+    delaysUs.push(d.tStartUs - clockAt(d.tStartUs, prevEnd));
+    prevEnd = d.tEndUs;
+  }
+  const end = samples.length ? samples[samples.length - 1].tUs : 0;
+  return { delaysUs, dueUs: clockAt(end, prevEnd) + periodUs };
+}
