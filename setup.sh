@@ -45,6 +45,7 @@ say "building native helpers (class picker, delay line, tcp_info sampler, lab BP
 make -s -C native/flowclass
 make -s -C native/delayline
 make -s -C native/tcpinfo
+make -s -C native/pacing
 make -s -C src/lab/bpf
 
 command -v cargo >/dev/null || { echo "setup: cargo (Rust) is required to build the lab's HTTP/3 origins: install it with rustup" >&2; exit 3; }

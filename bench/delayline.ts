@@ -9,11 +9,15 @@
  * error is the measured delay minus the configured delay minus the baseline (same path,
  * no delay element), so it is what the delay element itself adds.
  *
+ * `delayline-reorder` is the delay line in its reordering mode (release-time heap, one verdict
+ * message per packet): 10% of packets get 5 ms more. Its delays are each packet's own: minus
+ * those 5 ms for a packet that got them (told apart by its delay, > configured + 2.5 ms).
+ *
  * The lab helpers are exported for tests/integration/delayline.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { cpus, hostname, loadavg, release } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { cpus, hostname, loadavg, release, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,6 +26,7 @@ import { CleanupStack, unwindOnSignals } from '../src/net/cleanup.js';
 import { processStartTime, undo, type Resource } from '../src/net/resources.js';
 import { startDelayLine, udpProbeBinaryPath, type DelayLineStats } from '../src/shaper/delayline.js';
 import { CcbError } from '../src/util/errors.js';
+import { quantile } from '../src/util/stats.js';
 import { run, runIn, sleep, start } from '../src/util/exec.js';
 
 // ---------------------------------------------------------------- lab topology
@@ -207,6 +212,26 @@ export interface ProbeOptions {
   rtPrio?: number;
   /** How long B waits for the first packet (ms); short when traffic is expected to be dropped. */
   firstTimeoutMs?: number;
+  /** B also writes every packet it received, in arrival order, to this file (see readArrivalLog). */
+  logPath?: string;
+}
+
+/** One received probe: its sequence number, when it arrived (CLOCK_MONOTONIC) and its one-way delay. */
+export interface ArrivalRecord {
+  seq: number;
+  arrivalUs: number;
+  delayUs: number;
+}
+
+/** Reads `ccb-udpprobe recv --log` output (CSV "seq,arrival_ns,delay_ns", arrival order). */
+export function readArrivalLog(path: string): ArrivalRecord[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [seq, arrivalNs, delayNs] = line.split(',').map(Number);
+      return { seq, arrivalUs: arrivalNs / 1000, delayUs: delayNs / 1000 };
+    });
 }
 
 /** Resolves ARP on every hop so the first measured packets do not wait for it. */
@@ -221,7 +246,7 @@ export async function runOneWay(stack: CleanupStack, lab: DelayLab, o: ProbeOpti
   const port = String(o.port ?? 9100);
   const prio = String(o.rtPrio ?? 40);
   const recv = startProbe(stack, lab.nsB, ['recv', '--port', port, '--count', String(o.count), '--rt-prio', prio,
-    '--first-timeout-ms', String(o.firstTimeoutMs ?? 5000), '--idle-ms', '1500']);
+    '--first-timeout-ms', String(o.firstTimeoutMs ?? 5000), '--idle-ms', '1500', ...(o.logPath ? ['--log', o.logPath] : [])]);
   await recv.ready;
   const sendTimeout = (o.count / o.ratePps) * 1000 * 2 + 10_000;
   const sent = await runProbe(stack, lab.nsA, ['send', '--dst', lab.addrB, '--port', port, '--rate', String(o.ratePps),
@@ -297,8 +322,11 @@ export async function netemAvailable(stack: CleanupStack, tag: string): Promise<
 // ---------------------------------------------------------------- the benchmark
 
 export interface BenchRow {
-  /** delayline-readtime: the delay line timing packets from its own reads (--no-kernel-timestamps). */
-  backend: 'baseline' | 'delayline' | 'delayline-readtime' | 'netem';
+  /**
+   * delayline-readtime: the delay line timing packets from its own reads (--no-kernel-timestamps).
+   * delayline-reorder: its reordering mode (REORDER below); delays are each packet's own (extra removed).
+   */
+  backend: 'baseline' | 'delayline' | 'delayline-readtime' | 'delayline-reorder' | 'netem';
   ratePps: number;
   sent: number;
   received: number;
@@ -329,6 +357,15 @@ export interface BenchReport {
   rows: BenchRow[];
 }
 
+/** The reordering mode's workload: this share of packets waits this much longer. */
+const REORDER = { percent: 10, extraMs: 5 };
+
+/** One-way delays (us) less the reorder extra for the packets that got it. */
+function ownDelaysUs(log: ArrivalRecord[], delayMs: number): number[] {
+  const extraUs = REORDER.extraMs * 1000;
+  return log.map((x) => (x.delayUs > delayMs * 1000 + extraUs / 2 ? x.delayUs - extraUs : x.delayUs));
+}
+
 async function measureBackend(
   stack: CleanupStack,
   lab: DelayLab,
@@ -337,13 +374,17 @@ async function measureBackend(
   seconds: number,
   delayMs: number,
   baselineP50Ms: number,
+  logDir: string,
 ): Promise<BenchRow> {
   const count = Math.round(ratePps * seconds);
   let rules: Resource[] = [];
   let dl: Awaited<ReturnType<typeof startDelayLine>> | undefined;
+  const reorder = backend === 'delayline-reorder';
   try {
-    if (backend === 'delayline' || backend === 'delayline-readtime') {
-      dl = await startDelayLine({ netns: lab.nsM, queueNum: 7, delayMs, stack, kernelTimestamps: backend === 'delayline' });
+    if (backend === 'delayline' || backend === 'delayline-readtime' || reorder) {
+      dl = await startDelayLine({
+        netns: lab.nsM, queueNum: 7, delayMs, stack, kernelTimestamps: backend !== 'delayline-readtime', ...(reorder ? { reorder: REORDER } : {}),
+      });
       rules = await addNfqueueRules(stack, lab, 7);
     } else if (backend === 'netem') {
       await run('tc', ['-n', lab.nsM, 'qdisc', 'add', 'dev', lab.ifMtoB, 'root', 'netem', 'delay', `${delayMs}ms`, 'limit', '100000']);
@@ -352,14 +393,16 @@ async function measureBackend(
     const cpuBefore = dl ? await cpuSeconds(dl.pid) : 0;
     const times0 = cpuTimesSample();
     const t0 = performance.now();
-    const r = await runOneWay(stack, lab, { ratePps, count });
+    const logPath = reorder ? join(logDir, `reorder-${ratePps}.csv`) : undefined;
+    const r = await runOneWay(stack, lab, { ratePps, count, logPath });
     const wall = (performance.now() - t0) / 1000;
     const cpuPercent = dl ? ((await cpuSeconds(dl.pid)) - cpuBefore) / wall * 100 : undefined;
     const steal = stealPercent(times0, cpuTimesSample());
     const stats = dl ? await dl.stop() : undefined;
     const configured = backend === 'baseline' ? 0 : delayMs;
-    const p50Ms = r.p50Us / 1000;
-    const p99Ms = r.p99Us / 1000;
+    const own = logPath ? ownDelaysUs(readArrivalLog(logPath), delayMs) : undefined;
+    const p50Ms = (own ? quantile(own, 0.5) : r.p50Us) / 1000;
+    const p99Ms = (own ? quantile(own, 0.99) : r.p99Us) / 1000;
     return {
       backend, ratePps, sent: count, received: r.received, drops: count - r.received, reordered: r.reordered,
       p50Ms, p99Ms,
@@ -385,17 +428,20 @@ export async function runBench(opts: { delayMs: number; seconds: number; rates: 
   const removeHandlers = unwindOnSignals(stack);
   try {
     const lab = await buildDelayLab(stack, tag);
+    const logDir = join(tmpdir(), `ccbdl-bench-${tag}`); // the receiver's packet logs
+    stack.push({ kind: 'file', path: logDir });
+    mkdirSync(logDir);
     const netem = await netemAvailable(stack, tag);
     opts.log(`lab ${lab.nsA} <-> ${lab.nsM} <-> ${lab.nsB}; netem ${netem ? 'available' : 'absent (kernel has no sch_netem)'}`);
     const rows: BenchRow[] = [];
     for (const rate of opts.rates) {
       opts.log(`${rate} packets/s: baseline...`);
-      const base = await measureBackend(stack, lab, 'baseline', rate, opts.seconds, opts.delayMs, 0);
+      const base = await measureBackend(stack, lab, 'baseline', rate, opts.seconds, opts.delayMs, 0, logDir);
       rows.push(base);
-      const backends: BenchRow['backend'][] = ['delayline', 'delayline-readtime', ...(netem ? (['netem'] as const) : [])];
+      const backends: BenchRow['backend'][] = ['delayline', 'delayline-readtime', 'delayline-reorder', ...(netem ? (['netem'] as const) : [])];
       for (const b of backends) {
         opts.log(`${rate} packets/s: ${b} ${opts.delayMs} ms...`);
-        rows.push(await measureBackend(stack, lab, b, rate, opts.seconds, opts.delayMs, base.p50Ms));
+        rows.push(await measureBackend(stack, lab, b, rate, opts.seconds, opts.delayMs, base.p50Ms, logDir));
         await sleep(200);
       }
     }
@@ -434,6 +480,7 @@ export function formatTable(report: BenchReport): string {
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [
     `one-way delay, ${report.delayMs} ms configured, ${report.secondsPerRate} s per rate; err = measured - configured - baseline p50`,
+    `delayline-reorder: ${REORDER.percent}% of packets get ${REORDER.extraMs} ms more (reordering mode); its delays are each packet's own (those ${REORDER.extraMs} ms removed)`,
     `netem: ${report.netem}; ${report.machine.cores} x ${report.machine.cpu}, kernel ${report.machine.kernel}, ${report.date}`,
     line(head),
     ...rows.map(line),

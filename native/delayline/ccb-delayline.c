@@ -1,16 +1,29 @@
 /*
- * ccb-delayline: a constant-delay line for kernels without sch_netem.
+ * ccb-delayline: a delay line for kernels without sch_netem, with the path impairments a
+ * conditions grid needs (loss, jitter, reordering, aggregated release).
  *
  * Packets sent to an NFQUEUE (iptables -j NFQUEUE --queue-num N) wait in the kernel
  * until a verdict arrives. We read only each packet's metadata (id, receive stamp),
- * remember when it arrived, and accept it at arrival + D. Because every packet gets the
- * same delay, release order equals arrival order: a FIFO ring is enough, and consecutive
- * due packets can share one batch verdict. Arrival is the kernel's receive stamp unless
- * --no-kernel-timestamps (see arrival_ns for why, and when not to use it).
+ * remember when it arrived, and accept it at arrival + D. Arrival is the kernel's receive
+ * stamp unless --no-kernel-timestamps (see arrival_ns for why, and when not to use it).
+ *
+ * Two ways of holding packets:
+ * - FIFO (the default, and whenever no option can reorder): every packet leaves in arrival
+ *   order (constant delay; jitter that never lets a packet leave before the one ahead; loss;
+ *   aggregation, which rounds release times up and so keeps their order). A ring is enough,
+ *   and consecutive due packets share one batch verdict (it accepts every id up to the one
+ *   given, so it is only right when release order is id order).
+ * - Release-time heap (--reorder-percent, --jitter-reorders): release order differs from
+ *   arrival order, so packets wait in a min-heap (release_heap.c) and each gets its own
+ *   verdict.
+ * Random decisions (impair.c) come from --seed: the same seed gives the same decisions for the
+ * same packet sequence. A packet the loss model picks gets NF_DROP as soon as it is read.
  *
  * Fail closed: the queue is never configured with FAIL_OPEN, and iptables rules must
  * not use --queue-bypass, so if this program dies the kernel drops the traffic
- * instead of passing it unshaped (which would silently falsify a measurement).
+ * instead of passing it unshaped (which would silently falsify a measurement). Every
+ * packet this program does not accept (loss model, a full ring or heap) is dropped by an
+ * explicit NF_DROP verdict.
  *
  * stdout protocol (read by src/shaper/delayline.ts):
  *   "ready"           once the queue is bound and configured
@@ -40,6 +53,9 @@
 #include <linux/netfilter.h>
 #include <linux/netlink.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
+
+#include "impair.h"
+#include "release_heap.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -94,8 +110,9 @@ struct stats {
 	uint64_t late_over_1ms;
 	int64_t max_late_ns;
 	uint64_t enobufs;
-	uint64_t ring_overflows;
+	uint64_t ring_overflows; /* packets dropped because the ring (or heap) was full */
 	uint64_t verdict_errors;
+	uint64_t dropped_loss;   /* packets the loss model dropped */
 	struct late_window late_log[LATE_LOG_MAX];
 	size_t late_logged;
 	uint64_t late_log_dropped;
@@ -106,19 +123,16 @@ struct delayline {
 	struct nfq_q_handle *qh;
 	int fd;
 	unsigned queue_num;
-	int64_t delay_ns;
-	/* Jitter: each packet gets an extra uniform 0..jitter_ns, but never leaves before the
-	 * packet ahead of it (a path's jitter does not reorder a FIFO link), so the ring stays a
-	 * FIFO. Seeded: the same seed gives the same delays for the same arrivals. */
-	int64_t jitter_ns;
-	uint64_t rng;
-	int64_t last_release_ns;
+	struct delay_model delay; /* delay, jitter, reorder extra, aggregation (impair.h) */
+	struct loss_model loss;
+	int reorders;             /* release order may differ from arrival order: heap mode */
 	int64_t now_read_ns;         /* when the message being handled was read */
 	int64_t real_minus_mono_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at that read */
 	int last_packet_stamped;     /* the newest packet's arrival came from the kernel */
 	int64_t read_batch_ns;       /* see READ_BATCH_NS */
 	int use_kernel_stamps;
-	struct ring ring;
+	struct ring ring;         /* FIFO mode */
+	struct release_heap heap; /* heap mode */
 	struct stats stats;
 };
 
@@ -173,9 +187,20 @@ static struct timespec ns_to_timespec(int64_t ns)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ccb-delayline --queue-num N --delay-us D [--jitter-us J [--seed S]] [--queue-maxlen 10000] [--rcvbuf-bytes 8388608]\n"
-		"                     [--no-kernel-timestamps]\n"
-		"Holds every packet of NFQUEUE N for D microseconds, then accepts it (FIFO).\n"
+		"usage: ccb-delayline --queue-num N --delay-us D [--queue-maxlen 10000] [--rcvbuf-bytes 8388608]\n"
+		"                     [--no-kernel-timestamps] [--seed S]\n"
+		"                     [--jitter-us J [--jitter-reorders]]\n"
+		"                     [--loss-percent P [--loss-burst-len L]]\n"
+		"                     [--reorder-percent R --reorder-extra-us X] [--aggregate-us A]\n"
+		"Holds every packet of NFQUEUE N for D microseconds, then accepts it.\n"
+		"  --jitter-us J         each packet gets uniform 0..J us more, never leaving before the one ahead\n"
+		"  --jitter-reorders     ...independently per packet: packets may overtake each other\n"
+		"  --loss-percent P      drop P%% of packets (0..100), independently (Bernoulli)\n"
+		"  --loss-burst-len L    ...in bursts of mean length L >= 1 (Gilbert-Elliott; P <= 100*L/(L+1))\n"
+		"  --reorder-percent R   R%% of packets (0..100) get X us more delay, so later ones overtake them\n"
+		"  --reorder-extra-us X\n"
+		"  --aggregate-us A      release times rounded up to a multiple of A us: packets leave in batches\n"
+		"  --seed S              seeds every random decision (default 1)\n"
 		"Delay counts from the kernel's receive stamp unless --no-kernel-timestamps (then: from our read).\n"
 		"Prints 'ready' when bound; SIGUSR1 prints JSON stats; SIGTERM/SIGINT prints them and exits.\n");
 }
@@ -188,6 +213,21 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	if (errno || end == s || *end != '\0' || s[0] == '-' || v > max) return -1;
 	*out = v;
 	return 0;
+}
+
+static int parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v >= min && v <= max)) return -1;
+	*out = v;
+	return 0;
+}
+
+static size_t held_count(const struct delayline *dl)
+{
+	return dl->reorders ? dl->heap.count : dl->ring.count;
 }
 
 /* The kernel's own counters for our queue (per network namespace): packets dropped
@@ -223,11 +263,12 @@ static void print_stats(const struct delayline *dl)
 	printf("\"packets\":%" PRIu64 ",\"maxHeld\":%" PRIu64 ",\"lateReleasesOver1ms\":%" PRIu64
 	       ",\"enobufs\":%" PRIu64 ",\"held\":%zu,\"maxLateUs\":%.1f,\"kernelStamped\":%" PRIu64
 	       ",\"readLagOver1ms\":%" PRIu64 ",\"maxReadLagUs\":%.1f,\"ringOverflows\":%" PRIu64
-	       ",\"verdictErrors\":%" PRIu64 ",\"kernelQueueDropped\":%lld,\"kernelUserDropped\":%lld}\n",
+	       ",\"verdictErrors\":%" PRIu64 ",\"kernelQueueDropped\":%lld,\"kernelUserDropped\":%lld"
+	       ",\"droppedLoss\":%" PRIu64 ",\"reordered\":%" PRIu64 ",\"overtaken\":%" PRIu64 "}\n",
 	       dl->stats.packets, dl->stats.max_held, dl->stats.late_over_1ms, dl->stats.enobufs,
-	       dl->ring.count, dl->stats.max_late_ns / 1000.0, dl->stats.kernel_stamped,
+	       held_count(dl), dl->stats.max_late_ns / 1000.0, dl->stats.kernel_stamped,
 	       dl->stats.read_lag_over_1ms, dl->stats.max_read_lag_ns / 1000.0, dl->stats.ring_overflows,
-	       dl->stats.verdict_errors, qdrop, udrop);
+	       dl->stats.verdict_errors, qdrop, udrop, dl->stats.dropped_loss, dl->heap.reordered, dl->heap.overtaken);
 	fflush(stdout);
 }
 
@@ -261,9 +302,12 @@ static void log_late_window(struct delayline *dl, int64_t first_due, int64_t rel
  * wake-up of this process out of the delay. Caveat: a queue between that device and the
  * NFQUEUE hook (an ingress qdisc redirected to IFB) would be counted as part of the delay;
  * such setups pass --no-kernel-timestamps. A stamp that does not fit (clock stepped, or
- * older than MAX_STAMP_LAG_NS) falls back to the read time. */
-static int64_t arrival_ns(struct delayline *dl, struct nfq_data *nfa)
+ * older than MAX_STAMP_LAG_NS) falls back to the read time; when it was too old because we
+ * read it after a stall, *stalled_stamp gets the stamp (else -1) so the caller can log the
+ * late release that follows. */
+static int64_t arrival_ns(struct delayline *dl, struct nfq_data *nfa, int64_t *stalled_stamp)
 {
+	*stalled_stamp = -1;
 	struct timeval tv;
 	if (nfq_get_timestamp(nfa, &tv) == 0) {
 		int64_t mono = (int64_t)tv.tv_sec * 1000000000LL + (int64_t)tv.tv_usec * 1000 - dl->real_minus_mono_ns;
@@ -278,40 +322,57 @@ static int64_t arrival_ns(struct delayline *dl, struct nfq_data *nfa)
 		/* Read after a stall longer than MAX_STAMP_LAG_NS: timed from the read, so it (and,
 		 * FIFO, everything due behind it until then) leaves late without release_due seeing it. */
 		if (dl->use_kernel_stamps && lag > MAX_STAMP_LAG_NS && lag < 1000000000LL) /* not a clock step */
-			log_late_window(dl, mono + dl->delay_ns, dl->now_read_ns + dl->delay_ns);
+			*stalled_stamp = mono;
 	}
 	dl->last_packet_stamped = 0;
 	return dl->now_read_ns;
 }
 
-/* Called by nfq_handle_packet for every queued packet: remember it, decide later. */
+static void drop_packet(struct delayline *dl, uint32_t id)
+{
+	if (nfq_set_verdict(dl->qh, id, NF_DROP, 0, NULL) < 0) dl->stats.verdict_errors++;
+}
+
+/* Called by nfq_handle_packet for every queued packet: drop it now (loss model) or remember
+ * it with its release time. */
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa, void *data)
 {
+	(void)qh;
 	(void)msg;
 	struct delayline *dl = data;
 	struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
 	if (!ph) return 0;
 	uint32_t id = ntohl(ph->packet_id);
 	dl->stats.packets++;
-	struct ring *r = &dl->ring;
-	if (r->count == r->capacity) {
-		dl->stats.ring_overflows++;
-		if (nfq_set_verdict(qh, id, NF_DROP, 0, NULL) < 0) dl->stats.verdict_errors++;
+	if (loss_model_drops(&dl->loss)) {
+		dl->stats.dropped_loss++;
+		drop_packet(dl, id);
 		return 0;
 	}
-	struct held_packet *slot = &r->slots[(r->head + r->count) % r->capacity];
-	slot->id = id;
-	slot->release_ns = arrival_ns(dl, nfa) + dl->delay_ns;
-	if (dl->jitter_ns > 0) {
-		/* xorshift64*: cheap, and good enough for a delay distribution. */
-		dl->rng ^= dl->rng >> 12; dl->rng ^= dl->rng << 25; dl->rng ^= dl->rng >> 27;
-		uint64_t x = dl->rng * 0x2545F4914F6CDD1DULL;
-		slot->release_ns += (int64_t)(x % (uint64_t)(dl->jitter_ns + 1));
-		if (slot->release_ns < dl->last_release_ns) slot->release_ns = dl->last_release_ns;
-		dl->last_release_ns = slot->release_ns;
+	if (held_count(dl) == (dl->reorders ? dl->heap.capacity : dl->ring.capacity)) {
+		dl->stats.ring_overflows++;
+		drop_packet(dl, id);
+		return 0;
 	}
-	r->count++;
-	if (r->count > dl->stats.max_held) dl->stats.max_held = r->count;
+	int64_t stalled_stamp;
+	int64_t arrival = arrival_ns(dl, nfa, &stalled_stamp);
+	struct release_draw draw = delay_model_draw(&dl->delay);
+	int64_t release = delay_model_release(&dl->delay, arrival, &draw);
+	if (stalled_stamp >= 0) log_late_window(dl, delay_model_due(&dl->delay, stalled_stamp, &draw), release);
+	if (dl->reorders) {
+		if (release_heap_push(&dl->heap, id, release) != 0) { /* out of memory for its bookkeeping */
+			dl->stats.ring_overflows++;
+			drop_packet(dl, id);
+			return 0;
+		}
+	} else {
+		struct ring *r = &dl->ring;
+		struct held_packet *slot = &r->slots[(r->head + r->count) % r->capacity];
+		slot->id = id;
+		slot->release_ns = release;
+		r->count++;
+	}
+	if (held_count(dl) > dl->stats.max_held) dl->stats.max_held = held_count(dl);
 	return 0;
 }
 
@@ -337,9 +398,9 @@ static int drain_socket(struct delayline *dl, char *buf, size_t buflen)
 	return 0;
 }
 
-/* Accepts every held packet whose release time has come, oldest first. Consecutive
+/* FIFO mode: accepts every held packet whose release time has come, oldest first. Consecutive
  * due packets share one batch verdict (valid because ids increase in FIFO order). */
-static void release_due(struct delayline *dl)
+static void release_due_fifo(struct delayline *dl)
 {
 	struct ring *r = &dl->ring;
 	int64_t now = mono_ns();
@@ -365,6 +426,35 @@ static void release_due(struct delayline *dl)
 			  : nfq_set_verdict_batch(dl->qh, last_id, NF_ACCEPT);
 	if (rc < 0) dl->stats.verdict_errors++;
 	if (first_late_due >= 0) log_late_window(dl, first_late_due, now);
+}
+
+/* Heap mode: accepts every held packet whose release time has come, earliest release first,
+ * each with its own verdict (a batch verdict would also accept lower ids still held). Sending
+ * the verdicts due together in one netlink message buffer made no measurable difference at
+ * 10,000 packets/s, with or without aggregation (the kernel's forwarding inside each verdict
+ * call dominates), so each goes out on its own. */
+static void release_due_heap(struct delayline *dl)
+{
+	struct release_heap *h = &dl->heap;
+	int64_t now = mono_ns();
+	int64_t first_late_due = -1;
+	while (h->count > 0 && release_heap_next(h) <= now) {
+		struct heap_entry p = release_heap_pop(h);
+		int64_t late = now - p.release_ns;
+		if (late > LATE_THRESHOLD_NS) {
+			dl->stats.late_over_1ms++;
+			if (first_late_due < 0) first_late_due = p.release_ns;
+		}
+		if (late > dl->stats.max_late_ns) dl->stats.max_late_ns = late;
+		if (nfq_set_verdict(dl->qh, p.id, NF_ACCEPT, 0, NULL) < 0) dl->stats.verdict_errors++;
+	}
+	if (first_late_due >= 0) log_late_window(dl, first_late_due, now);
+}
+
+static void release_due(struct delayline *dl)
+{
+	if (dl->reorders) release_due_heap(dl);
+	else release_due_fifo(dl);
 }
 
 static void become_realtime(void)
@@ -436,14 +526,17 @@ static int setup_queue(struct delayline *dl, uint32_t maxlen, int rcvbuf)
 	return 0;
 }
 
-/* Sleeps until the head of the ring is due, reading arrivals meanwhile when needed. */
+/* Sleeps until the next held packet is due, reading arrivals meanwhile when needed. In heap
+ * mode a packet read during that sleep cannot be due before it either: it arrived within
+ * read_batch_ns (<= D/4) of that release and waits at least D. */
 static int wait_for_work(struct delayline *dl, char *buf, size_t buflen)
 {
 	struct pollfd pfds[2] = { { .fd = dl->fd, .events = POLLIN }, { .fd = wake_pipe[0], .events = POLLIN } };
 	struct timespec timeout, *timeout_p = NULL;
 	int64_t next_release = 0;
-	if (dl->ring.count > 0) {
-		next_release = dl->ring.slots[dl->ring.head].release_ns;
+	size_t held = held_count(dl);
+	if (held > 0) {
+		next_release = dl->reorders ? release_heap_next(&dl->heap) : dl->ring.slots[dl->ring.head].release_ns;
 		int64_t wait = next_release - mono_ns();
 		/* Release is near and arrivals carry kernel stamps: sleep exactly and read the
 		 * backlog afterwards (reading late no longer shifts their release). This makes
@@ -474,7 +567,7 @@ static int wait_for_work(struct delayline *dl, char *buf, size_t buflen)
 	}
 	/* POLLERR here means a pending ENOBUFS: recv reports and clears it. */
 	if (pfds[0].revents) return drain_socket(dl, buf, buflen);
-	if (n == 0 && !dl->last_packet_stamped && dl->ring.count > 0) {
+	if (n == 0 && !dl->last_packet_stamped && held > 0) {
 		/* Woke just before the head's release: finish with an exact absolute sleep. */
 		struct timespec at = ns_to_timespec(next_release);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
@@ -496,10 +589,23 @@ static int run_loop(struct delayline *dl)
 	return 0;
 }
 
+/* Long options without a one-letter form. */
+enum {
+	OPT_LOSS_PERCENT = 256,
+	OPT_LOSS_BURST_LEN,
+	OPT_REORDER_PERCENT,
+	OPT_REORDER_EXTRA_US,
+	OPT_JITTER_REORDERS,
+	OPT_AGGREGATE_US,
+};
+
 int main(int argc, char **argv)
 {
-	uint64_t queue_num = UINT64_MAX, delay_us = UINT64_MAX, maxlen = 10000, rcvbuf = 8u << 20, jitter_us = 0, seed = 1;
-	int kernel_stamps = 1;
+	uint64_t queue_num = UINT64_MAX, delay_us = UINT64_MAX, maxlen = 10000, rcvbuf = 8u << 20, seed = 1;
+	uint64_t jitter_us = 0, reorder_extra_us = 0, aggregate_us = 0;
+	double loss_percent = 0, loss_burst_len = 0, reorder_percent = 0;
+	int kernel_stamps = 1, jitter_reorders = 0;
+	int have_jitter = 0, have_loss = 0, have_reorder_percent = 0, have_reorder_extra = 0;
 	static const struct option options[] = {
 		{ "queue-num", required_argument, NULL, 'q' },
 		{ "delay-us", required_argument, NULL, 'd' },
@@ -508,6 +614,12 @@ int main(int argc, char **argv)
 		{ "no-kernel-timestamps", no_argument, NULL, 'n' },
 		{ "jitter-us", required_argument, NULL, 'j' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "loss-percent", required_argument, NULL, OPT_LOSS_PERCENT },
+		{ "loss-burst-len", required_argument, NULL, OPT_LOSS_BURST_LEN },
+		{ "reorder-percent", required_argument, NULL, OPT_REORDER_PERCENT },
+		{ "reorder-extra-us", required_argument, NULL, OPT_REORDER_EXTRA_US },
+		{ "jitter-reorders", no_argument, NULL, OPT_JITTER_REORDERS },
+		{ "aggregate-us", required_argument, NULL, OPT_AGGREGATE_US },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -520,15 +632,22 @@ int main(int argc, char **argv)
 		case 'm': bad = parse_u64(optarg, 10000000, &maxlen) || maxlen == 0; break;
 		case 'r': bad = parse_u64(optarg, INT_MAX / 2, &rcvbuf) || rcvbuf < 65536; break;
 		case 'n': kernel_stamps = 0; break;
-		case 'j': bad = parse_u64(optarg, 60ULL * 1000000ULL, &jitter_us); break;
+		case 'j': bad = parse_u64(optarg, 60ULL * 1000000ULL, &jitter_us); have_jitter = 1; break;
 		case 's': bad = parse_u64(optarg, UINT64_MAX - 1, &seed); break;
+		case OPT_LOSS_PERCENT: bad = parse_double(optarg, 0, 100, &loss_percent); have_loss = 1; break;
+		case OPT_LOSS_BURST_LEN: bad = parse_double(optarg, 1, 1e9, &loss_burst_len); break;
+		case OPT_REORDER_PERCENT: bad = parse_double(optarg, 0, 100, &reorder_percent); have_reorder_percent = 1; break;
+		case OPT_REORDER_EXTRA_US: bad = parse_u64(optarg, 60ULL * 1000000ULL, &reorder_extra_us); have_reorder_extra = 1; break;
+		case OPT_JITTER_REORDERS: jitter_reorders = 1; break;
+		case OPT_AGGREGATE_US: bad = parse_u64(optarg, 60ULL * 1000000ULL, &aggregate_us); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_BAD_ARGS;
 		}
 		if (bad) {
-			fprintf(stderr, "ccb-delayline: invalid value for --%s: '%s'\n",
-				opt == 'q' ? "queue-num" : opt == 'd' ? "delay-us" : opt == 'm' ? "queue-maxlen" : opt == 'j' ? "jitter-us" : opt == 's' ? "seed" : "rcvbuf-bytes",
-				optarg);
+			const char *name = "?";
+			for (const struct option *o = options; o->name; o++)
+				if (o->val == opt) name = o->name;
+			fprintf(stderr, "ccb-delayline: invalid value for --%s: '%s' (see --help for the allowed range)\n", name, optarg);
 			return EXIT_BAD_ARGS;
 		}
 	}
@@ -537,20 +656,52 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_BAD_ARGS;
 	}
+	const char *conflict = loss_burst_len > 0 && !have_loss ? "--loss-burst-len needs --loss-percent"
+			       : have_reorder_percent != have_reorder_extra ? "--reorder-percent and --reorder-extra-us go together"
+			       : jitter_reorders && !have_jitter ? "--jitter-reorders needs --jitter-us"
+			       : NULL;
+	if (conflict) {
+		fprintf(stderr, "ccb-delayline: %s\n", conflict);
+		return EXIT_BAD_ARGS;
+	}
+
+	static struct delayline dl; /* static: the late log is large */
+	char why[200];
+	if (loss_model_init(&dl.loss, loss_percent, loss_burst_len, seed, why, sizeof why) != 0) {
+		fprintf(stderr, "ccb-delayline: %s\n", why);
+		return EXIT_BAD_ARGS;
+	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "ccb-delayline: must run as root (binding an NFQUEUE needs CAP_NET_ADMIN, "
 				"real-time priority needs CAP_SYS_NICE)\n");
 		return EXIT_NOT_ROOT;
 	}
 
-	struct delayline dl = { .queue_num = (unsigned)queue_num, .delay_ns = (int64_t)delay_us * 1000,
-				.jitter_ns = (int64_t)jitter_us * 1000, .rng = seed ? seed : 1 };
-	dl.read_batch_ns = dl.delay_ns / 4 < READ_BATCH_NS ? dl.delay_ns / 4 : READ_BATCH_NS;
+	dl.queue_num = (unsigned)queue_num;
+	dl.delay = (struct delay_model){
+		.delay_ns = (int64_t)delay_us * 1000,
+		.jitter_ns = (int64_t)jitter_us * 1000,
+		.jitter_reorders = jitter_reorders,
+		.reorder_prob = reorder_percent / 100.0,
+		.reorder_extra_ns = (int64_t)reorder_extra_us * 1000,
+		.aggregate_ns = (int64_t)aggregate_us * 1000,
+	};
+	delay_model_init(&dl.delay, seed);
+	dl.reorders = delay_model_reorders(&dl.delay);
+	dl.read_batch_ns = dl.delay.delay_ns / 4 < READ_BATCH_NS ? dl.delay.delay_ns / 4 : READ_BATCH_NS;
 	dl.use_kernel_stamps = kernel_stamps;
-	dl.ring.capacity = (size_t)maxlen + 64;
-	dl.ring.slots = calloc(dl.ring.capacity, sizeof *dl.ring.slots);
-	if (!dl.ring.slots) {
-		fprintf(stderr, "ccb-delayline: out of memory for %zu held packets\n", dl.ring.capacity);
+	/* The kernel holds at most maxlen packets for us; the margin is for the ones in flight. */
+	size_t capacity = (size_t)maxlen + 64;
+	int no_memory;
+	if (dl.reorders) {
+		no_memory = release_heap_init(&dl.heap, capacity) != 0;
+	} else {
+		dl.ring.capacity = capacity;
+		dl.ring.slots = calloc(capacity, sizeof *dl.ring.slots);
+		no_memory = !dl.ring.slots;
+	}
+	if (no_memory) {
+		fprintf(stderr, "ccb-delayline: out of memory for %zu held packets\n", capacity);
 		return EXIT_QUEUE_SETUP;
 	}
 
@@ -583,6 +734,7 @@ int main(int argc, char **argv)
 	nfq_destroy_queue(dl.qh);
 	nfq_close(dl.h);
 	free(dl.ring.slots);
+	release_heap_free(&dl.heap);
 	if (ts_fd >= 0) close(ts_fd);
 	return rc == 0 ? 0 : EXIT_RUNTIME;
 }

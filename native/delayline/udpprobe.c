@@ -2,7 +2,7 @@
  * ccb-udpprobe: a precise UDP prober for measuring a delay line.
  *
  *   ccb-udpprobe send --dst IP --port P --rate PPS --count N [--size BYTES] [--rt-prio P]
- *   ccb-udpprobe recv --port P --count N [--idle-ms 1500] [--first-timeout-ms 5000] [--rt-prio P]
+ *   ccb-udpprobe recv --port P --count N [--idle-ms 1500] [--first-timeout-ms 5000] [--rt-prio P] [--log FILE]
  *   ccb-udpprobe echo --port P [--rt-prio P]
  *   ccb-udpprobe rtt  --dst IP --port P --rate PPS --count N [--wait-ms 2000] [--rt-prio P]
  *   ccb-udpprobe stalls --count N [--rt-prio P]
@@ -20,7 +20,9 @@
  * clock_nanosleep(TIMER_ABSTIME), so one late wake-up does not shift later packets.
  *
  * recv, send and rtt print one JSON line on stdout when done; recv and echo print
- * "ready" once bound. Delays are reported in microseconds.
+ * "ready" once bound. Delays are reported in microseconds. recv --log FILE also writes every
+ * packet it received, in arrival order, as CSV lines "seq,arrival_ns,delay_ns" (arrival on
+ * CLOCK_MONOTONIC): losses, loss runs, reordering and arrival clustering come from it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -61,6 +63,7 @@ struct options {
 	int idle_ms;
 	int first_timeout_ms;
 	int wait_ms;
+	const char *log_path;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -197,7 +200,10 @@ static int cmd_recv(const struct options *o)
 	bind_port(fd, o->port);
 	int64_t *delays = calloc(o->count ? o->count : 1, sizeof *delays);
 	uint8_t *seen = calloc(o->count ? o->count : 1, 1);
-	if (!delays || !seen) die("calloc");
+	/* Only with --log: which packet arrived when, in arrival order. */
+	uint64_t *log_seq = o->log_path ? calloc(o->count ? o->count : 1, sizeof *log_seq) : NULL;
+	int64_t *log_at = o->log_path ? calloc(o->count ? o->count : 1, sizeof *log_at) : NULL;
+	if (!delays || !seen || (o->log_path && (!log_seq || !log_at))) die("calloc");
 	printf("ready\n");
 	fflush(stdout);
 	uint64_t received = 0, duplicates = 0, reordered = 0, foreign = 0, highest = 0;
@@ -229,8 +235,19 @@ static int cmd_recv(const struct options *o)
 			if (got_any && p->seq < highest) reordered++;
 			if (!got_any || p->seq > highest) highest = p->seq;
 			got_any = 1;
+			if (log_seq) {
+				log_seq[received] = p->seq;
+				log_at[received] = now;
+			}
 			delays[received++] = now - p->send_ns;
 		}
+	}
+	if (o->log_path) {
+		FILE *f = fopen(o->log_path, "w");
+		if (!f) die("fopen --log");
+		for (uint64_t i = 0; i < received; i++)
+			fprintf(f, "%" PRIu64 ",%" PRId64 ",%" PRId64 "\n", log_seq[i], log_at[i], delays[i]);
+		if (fclose(f) != 0) die("write --log");
 	}
 	printf("{\"expected\":%" PRIu64 ",\"received\":%" PRIu64 ",\"reordered\":%" PRIu64 ",\"duplicates\":%" PRIu64
 	       ",\"foreign\":%" PRIu64,
@@ -353,7 +370,8 @@ int main(int argc, char **argv)
 		{ "rate", required_argument, NULL, 'r' },     { "count", required_argument, NULL, 'c' },
 		{ "size", required_argument, NULL, 's' },     { "rt-prio", required_argument, NULL, 'P' },
 		{ "idle-ms", required_argument, NULL, 'i' },  { "first-timeout-ms", required_argument, NULL, 'f' },
-		{ "wait-ms", required_argument, NULL, 'w' },  { 0 },
+		{ "wait-ms", required_argument, NULL, 'w' },  { "log", required_argument, NULL, 'l' },
+		{ 0 },
 	};
 	int opt;
 	optind = 2;
@@ -368,6 +386,7 @@ int main(int argc, char **argv)
 		case 'i': o.idle_ms = atoi(optarg); break;
 		case 'f': o.first_timeout_ms = atoi(optarg); break;
 		case 'w': o.wait_ms = atoi(optarg); break;
+		case 'l': o.log_path = optarg; break;
 		default: return 2;
 		}
 	}

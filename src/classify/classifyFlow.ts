@@ -12,7 +12,9 @@ import { classifierRegistry } from './registry.js';
 import { median, pick } from './stats.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { seriesGate } from './validate.js';
-import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict } from './verdict.js';
+import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict, type VerdictConditions } from './verdict.js';
+import { checkEnvelope } from './envelope.js';
+import { disturbedReason, type HostDisturbance } from './disturbance.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -122,7 +124,36 @@ export function requestLimited(f: FlowFeatures, d: FlowDecision, claims: Claim[]
   };
 }
 
-export function classifyFlow(series: BifSeries, model: Model): Verdict {
+/** What a caller knows of a measurement beyond its series. */
+export interface ClassifyContext {
+  /** How the measuring host disturbed the bottleneck during the flow (the delay line's late releases). */
+  disturbance?: HostDisturbance | null;
+}
+
+export function classifyFlow(series: BifSeries, model: Model, ctx: ClassifyContext = {}): Verdict {
+  const v = classifyShape(series, model);
+  return judgeConditions(v, series, model, ctx);
+}
+
+/**
+ * The shape's verdict stands only under conditions the model was trained under, through a
+ * bottleneck the host did not disturb; otherwise it becomes Unknown with the reason (and says
+ * what the shape alone would have named).
+ */
+function judgeConditions(v: Verdict, series: BifSeries, model: Model, ctx: ClassifyContext): Verdict {
+  const env = checkEnvelope(model.envelope, series.conditions);
+  const disturbed = disturbedReason(ctx.disturbance, series.rttSeconds);
+  const conditions: VerdictConditions = {
+    measured: series.conditions ?? null, inside: env.inside, distance: model.envelope && series.conditions ? Number(env.distance.toFixed(3)) : null,
+    outsideReason: env.reason, disturbed,
+  };
+  const why = !env.inside ? env.reason : v.kind === 'cca' ? disturbed : null;
+  if (!why) return { ...v, conditions };
+  const shapeSaid = v.kind === 'cca' ? `; the shape alone said ${v.label} (${v.confidence.toFixed(2)})` : '';
+  return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: `${why}${shapeSaid}`, conditions };
+}
+
+function classifyShape(series: BifSeries, model: Model): Verdict {
   const cfg = model.pipeline;
   const gate = seriesGate(series, cfg);
   if (gate?.kind === 'invalid') return nonAnswer(UNKNOWN, 'unknown', gate.reason, null);

@@ -38,7 +38,22 @@ export interface FlowFeatures {
   transport: 'tcp' | 'quic' | null;
 }
 
+/**
+ * Features of a series already extracted with the same pipeline configuration (object identity):
+ * benchmarks train and judge the same traces many times (leave one condition out), and features
+ * depend only on the series and the pipeline, never on the model.
+ */
+const cache = new WeakMap<BifSeries, { cfg: PipelineConfig; features: FlowFeatures }>();
+
 export function extractFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatures {
+  const hit = cache.get(series);
+  if (hit && hit.cfg === cfg) return hit.features;
+  const features = computeFlowFeatures(series, cfg);
+  cache.set(series, { cfg, features });
+  return features;
+}
+
+function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatures {
   const smoothed = smoothSeries(series, cfg.smoothing);
   const mask = computeExclusion(smoothed, cfg.exclusion);
   const base = { y: smoothed.y, mask, t0: smoothed.t0, dt: smoothed.dt, rtt: smoothed.rtt };

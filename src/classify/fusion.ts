@@ -8,6 +8,7 @@ import { jsonNumber } from './json.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind } from './verdict.js';
 import { AKAMAI } from './classifiers/akamai.js';
+import { calibrate, type Calibration } from './calibration.js';
 
 export interface FlowDecision {
   label: string;
@@ -129,10 +130,24 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
  * loss-based posteriors are combined (combineLossPosteriors), the rule-based classifiers'
  * claims from every profile are pooled, and one answer stands only if they all agree.
  */
-export function fuseProfiles(verdicts: Verdict[]): Verdict {
-  const base = { schemaVersion: 1 as const, evidence: null, profiles: verdicts };
-  if (verdicts.length === 0) {
+export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibration } = {}): Verdict {
+  const v = fuseJudged(all);
+  if (v.kind !== 'cca' || !opts.calibration) return v;
+  return { ...v, confidence: jsonNumber(calibrate(opts.calibration, v.confidence)) ?? 0 };
+}
+
+/** A profile whose conditions the model never saw, or whose bottleneck the host disturbed, gives no evidence. */
+const judgeable = (v: Verdict): boolean => !v.conditions || (v.conditions.inside && v.conditions.disturbed === null);
+
+function fuseJudged(all: Verdict[]): Verdict {
+  const base = { schemaVersion: 1 as const, evidence: null, profiles: all };
+  if (all.length === 0) {
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: 'no profile verdicts to fuse', shapeCluster: null };
+  }
+  const verdicts = all.filter(judgeable);
+  if (verdicts.length === 0) {
+    const why = [...new Set(all.map((v) => v.conditions?.outsideReason ?? v.conditions?.disturbed ?? v.reason))];
+    return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `no profile could be judged: ${why.join(' / ')}`, shapeCluster: null };
   }
   const loss = combineLossPosteriors(verdicts);
   const ruleClaims = verdicts.flatMap((v) => (v.evidence?.claims ?? []).filter((c) => c.classifier !== 'loss-based' && c.label !== UNKNOWN));

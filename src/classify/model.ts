@@ -14,6 +14,8 @@ import { labelOf } from './classifiers/lossBased.js';
 import { classifierRegistry } from './registry.js';
 import type { LabelledFeatures } from './types.js';
 import { seriesGate } from './validate.js';
+import { envelopeSchema, fitEnvelope } from './envelope.js';
+import { calibrationSchema } from './calibration.js';
 
 export const MODEL_SCHEMA_VERSION = 1;
 
@@ -27,6 +29,10 @@ export const modelSchema = z.object({
   pipeline: pipelineConfigSchema,
   /** Per classifier name, its parameters (validated by that classifier on load). */
   classifiers: z.record(z.string(), z.unknown()),
+  /** The conditions the training flows were captured under (envelope.ts); absent in older models. */
+  envelope: envelopeSchema.optional(),
+  /** Maps a fused verdict's raw confidence to the probability it is right (calibration.ts); absent: identity. */
+  calibration: calibrationSchema.optional(),
   trainedOn: z.object({
     source: z.string(),
     examples: z.number().int().nonnegative(),
@@ -91,10 +97,14 @@ export function trainModel(labelled: LabelledSeries[], opts: TrainOptions = {}):
   const pipeline = opts.pipeline ?? defaultPipelineConfig;
   const examples: LabelledFeatures[] = [];
   const skipped: string[] = [];
+  const conditions: Array<BifSeries['conditions']> = [];
   labelled.forEach((l, i) => {
     const gate = seriesGate(l.series, pipeline);
     if (gate) skipped.push(`#${i} (${l.label}): ${gate.reason}`);
-    else examples.push({ label: l.label, ...(l.group ? { group: l.group } : {}), features: extractFlowFeatures(l.series, pipeline) });
+    else {
+      examples.push({ label: l.label, ...(l.group ? { group: l.group } : {}), features: extractFlowFeatures(l.series, pipeline) });
+      conditions.push(l.series.conditions);
+    }
   });
   const fixed = new Set<string>();
   for (const c of classifierRegistry) if (c.labels !== 'learned') for (const l of c.labels) fixed.add(l);
@@ -117,6 +127,8 @@ export function trainModel(labelled: LabelledSeries[], opts: TrainOptions = {}):
     classes: modelClasses(classifiers),
     pipeline,
     classifiers,
+    // Only flows that carry their capture conditions bound the envelope; none at all: no envelope.
+    ...(conditions.some(Boolean) ? { envelope: fitEnvelope(conditions) } : {}),
     trainedOn: { source: opts.source ?? 'unspecified', examples: examples.length, examplesPerLabel, usableSegmentsPerLabel, skipped },
   };
 }

@@ -4,6 +4,7 @@
  * posteriors). Plain JSON: JSON.parse(JSON.stringify(v)) deep-equals v.
  */
 import { z } from 'zod';
+import type { FlowConditions } from '../trace/types.js';
 import type { Json, JsonObject } from './json.js';
 import type { Claim } from './types.js';
 
@@ -83,6 +84,21 @@ export interface Verdict {
   profiles?: Verdict[];
   /** Extra notes from fusion (e.g. the AkamaiCC level-vs-BDP check). */
   notes?: string[];
+  /** The conditions the verdict was read under, and whether the model was trained under such. */
+  conditions?: VerdictConditions;
+}
+
+export interface VerdictConditions {
+  /** What the capture showed of its own conditions (src/trace/conditions.ts), when measured. */
+  measured: FlowConditions | null;
+  /** Inside the conditions the model was trained under (envelope.ts). */
+  inside: boolean;
+  /** Largest per-axis distance to the nearest training flow, in axis units (<= 1 is inside). */
+  distance: number | null;
+  /** Why the conditions are outside, when they are. */
+  outsideReason: string | null;
+  /** How the measuring host disturbed the bottleneck, when it did enough to matter. */
+  disturbed: string | null;
 }
 
 
@@ -144,5 +160,12 @@ export const verdictSchema: z.ZodType<Verdict> = z.lazy(() =>
     evidence: flowEvidenceSchema.nullable(),
     profiles: z.array(verdictSchema).optional(),
     notes: z.array(z.string()).optional(),
-  }),
+    conditions: z.object({
+      measured: z.record(z.string(), z.unknown()).nullable(),
+      inside: z.boolean(),
+      distance: z.number().nullable(),
+      outsideReason: z.string().nullable(),
+      disturbed: z.string().nullable(),
+    }).optional(),
+  }) as z.ZodType<Verdict>,
 );

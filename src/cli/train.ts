@@ -64,6 +64,25 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     });
 
   lab
+    .command('grid')
+    .description('measure every lab controller under every condition of a conditions grid (server-side path, bottleneck, host); one dataset per condition')
+    .argument('<grid>', 'grid file (labs/grid.ts)')
+    .option('--only <ids>', 'only these conditions, comma-separated')
+    .option('--runs <n>', 'measurements per controller and condition (default: the grid\'s)', Number)
+    .option('--out <dir>', 'where the datasets go (default build/grid/<grid name>)')
+    .action(async (file: string, o: { only?: string; runs?: number; out?: string }) => {
+      requireRoot('lab grid');
+      await reapLeftovers();
+      const { loadGrid } = await import('../train/grid.js');
+      const { runGrid } = await import('../train/grid-run.js');
+      const grid = await loadGrid(file);
+      const t0 = Date.now();
+      const written = await runGrid(grid, { outDir: o.out ?? join('build', 'grid', grid.name), only: o.only ? list(o.only) : undefined, runs: o.runs,
+        progress: (m) => say(`[${((Date.now() - t0) / 60000).toFixed(1)} min] ${m}`) });
+      console.log(`grid ${grid.name}: ${written.length} condition(s) measured${written.length ? `: ${written.join(', ')}` : ''}`);
+    });
+
+  lab
     .command('bench')
     .description('classify fresh lab traces: confusion matrix, per-class and mean accuracy, Unknown rate, trace length')
     .option('--lab <name>', 'running lab', 'train')

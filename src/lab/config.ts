@@ -42,8 +42,32 @@ export const regionSchema = z.object({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,15}$/, 'lower-case letters, digits and "-", at most 16 characters'),
   /** Base RTT added between the bottleneck and this region's servers (half each way). */
   rttMs: z.number().min(0).max(2000).default(0),
-  /** Extra delay per packet, uniform 0..jitterMs each way, without reordering. */
+  /** Extra delay per packet, uniform 0..jitterMs each way, without reordering (unless jitterReorders). */
   jitterMs: z.number().min(0).max(500).default(0),
+  /** The jitter is drawn per packet and may reorder them (a multi-path or load-balanced path). */
+  jitterReorders: z.boolean().default(false),
+  /**
+   * Reordering on its own, on the data direction (servers -> runs): this share of packets is held
+   * extraMs longer, so the packets behind it overtake it.
+   */
+  reorder: z.object({ percent: z.number().min(0).max(50), extraMs: z.number().min(0.1).max(500) }).strict().optional(),
+  /**
+   * Loss on the server-side path, data direction only (before our bottleneck, so the capture
+   * never sees the lost packets): random, or bursty (Gilbert-Elliott, mean burst burstLen packets).
+   */
+  loss: z.object({ percent: z.number().min(0).max(50), burstLen: z.number().min(1).max(100).optional() }).strict().optional(),
+  /**
+   * How this region's TCP origins send (the kernel stack's details real servers differ in):
+   * initial congestion window (segments; Linux's default is 10), pacing (the kernel's internal
+   * pacing at the controller's rate, as fq or SO_MAX_PACING_RATE turn on), and TSO-like bursts
+   * (segmentation offload on the origin's link: the stack hands over multi-segment packets that
+   * leave back to back). QUIC origins are not affected.
+   */
+  sender: z.object({
+    initcwnd: z.number().int().min(1).max(1000).optional(),
+    pacing: z.boolean().default(false),
+    tso: z.boolean().default(false),
+  }).strict().default({ pacing: false, tso: false }),
   /** Optional per-region congestion controller override, by origin name (amazon.com served BBR except in Mumbai). */
   cca: z.record(z.string(), z.string()).default({}),
   /** Origins present in this region (default: all). */
@@ -54,6 +78,12 @@ export const labConfigSchema = z.object({
   name: z.string().regex(/^[a-z0-9-]{1,16}$/).default('default'),
   origins: z.array(originSchema).min(1),
   regions: z.array(regionSchema).min(1).max(64),
+  /**
+   * How often each TCP origin's tcp_info is sampled for ground truth (ms; 0 = not at all). Every
+   * sampler wakes at this rate for the lab's whole life: a grid lab of 3 regions x 12 TCP origins
+   * at 10 ms took most of a core on a 2-core host.
+   */
+  tcpInfoIntervalMs: z.number().int().min(0).max(10_000).default(10),
 }).strict().superRefine((cfg, ctx) => {
   const names = new Set<string>();
   for (const [i, o] of cfg.origins.entries()) {

@@ -16,7 +16,8 @@ import { buildLabSites } from './sites/build.js';
 import { startOrigin } from './origin/index.js';
 import { startQuicOrigin } from './quic/index.js';
 import { deployment, type LabConfig } from './config.js';
-import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet } from './network.js';
+import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet, type RegionPath } from './network.js';
+import { applySenderOptions, pacingPreload } from './sender.js';
 import { KERNEL_CCAS, setNamespaceCca } from './cca.js';
 
 export interface LabOriginState {
@@ -40,7 +41,7 @@ export interface LabState {
   labId: string;
   name: string;
   routerNs: string;
-  regions: { name: string; rttMs: number; jitterMs: number; index: number }[];
+  regions: { name: string; rttMs: number; jitterMs: number; index: number; path?: RegionPath }[];
   origins: LabOriginState[];
   certs: { ca: string; cert: string; key: string; spki: string };
   sitesRoot: string;
@@ -84,11 +85,13 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
       if (d.origin.serve === 'tcp') {
         // Before the server starts: its listening socket, and every connection it accepts, use it.
         await setNamespaceCca(ns, d.cca, stack);
+        await applySenderOptions(ns, region.gateway, region.path.sender);
         const requestLog = join(dataDir, 'logs', `${d.region}-${d.origin.name}.jsonl`);
         const o = await startOrigin({ listen: `${ip}:443`, root: sites.outDir, cert: certs.certPath, key: certs.keyPath,
-          name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns });
+          name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns,
+          ...(region.path.sender.pacing ? { env: { LD_PRELOAD: pacingPreload() } } : {}) });
         stack.push({ kind: 'process', pid: o.pid, startTime: processStartTime(o.pid) ?? '', what: `origin ${d.origin.name}@${d.region}` });
-        await startTcpInfoSampler(stack, ns, gt);
+        if (cfg.tcpInfoIntervalMs > 0) await startTcpInfoSampler(stack, ns, gt, cfg.tcpInfoIntervalMs);
         origins.push({ ...base, serve: 'tcp', pid: o.pid, requestLog });
       } else {
         const o = await startQuicOrigin({ stack: d.origin.stack, cc: d.cca, listen: `${ip}:443`, root: sites.outDir,
@@ -103,7 +106,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
   origins.sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }));
   return {
     schemaVersion: 1, labId, name: cfg.name, routerNs: net.routerNs,
-    regions: net.regions.map((r) => ({ name: r.name, rttMs: r.rttMs, jitterMs: r.jitterMs, index: r.index })),
+    regions: net.regions.map((r) => ({ name: r.name, rttMs: r.rttMs, jitterMs: r.jitterMs, index: r.index, path: r.path })),
     origins,
     certs: { ca: certs.caCertPath, cert: certs.certPath, key: certs.keyPath, spki: certs.spki },
     sitesRoot: sites.outDir, dataDir, startedAt: new Date().toISOString(),
@@ -124,11 +127,11 @@ async function allowKernelCcasInNamespaces(): Promise<void> {
   if (missing.length) await run('sysctl', ['-qw', `net.ipv4.tcp_allowed_congestion_control=${[...allowed, ...missing].join(' ')}`]);
 }
 
-/** tcp_info of every connection on port 443 of the origin's namespace, every 10 ms. */
-async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string): Promise<void> {
+/** tcp_info of every connection on port 443 of the origin's namespace, every `intervalMs`. */
+async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string, intervalMs: number): Promise<void> {
   const fd = openSync(file, 'a');
   try {
-    const child = start('ip', ['netns', 'exec', ns, buildPath('native', 'ccb-tcpinfo'), '--port', '443', '--interval-ms', '10'],
+    const child = start('ip', ['netns', 'exec', ns, buildPath('native', 'ccb-tcpinfo'), '--port', '443', '--interval-ms', String(intervalMs)],
       { stdio: ['ignore', fd, 'pipe'] });
     stack.push({ kind: 'process', pid: child.pid!, startTime: processStartTime(child.pid!) ?? '', what: `tcp_info sampler in ${ns}` });
     await new Promise<void>((resolveReady, reject) => {

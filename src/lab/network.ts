@@ -12,13 +12,47 @@ import { run } from '../util/exec.js';
 import { CcbError } from '../util/errors.js';
 import type { CleanupStack } from '../net/cleanup.js';
 import { addNamespace, disableOffloads, sysctl } from '../net/netns.js';
-import { startDelayLine } from '../shaper/delayline.js';
-import type { LabConfig } from './config.js';
+import { startDelayLine, type DelayLineOptions } from '../shaper/delayline.js';
+import type { LabConfig, RegionConfig } from './config.js';
+
+/** What a region's server-side path does besides its constant delay, and how its TCP origins send. */
+export interface RegionPath {
+  jitterReorders: boolean;
+  reorder: { percent: number; extraMs: number } | null;
+  loss: { percent: number; burstLen: number | null } | null;
+  sender: { initcwnd: number | null; pacing: boolean; tso: boolean };
+}
+
+export function regionPath(r: RegionConfig): RegionPath {
+  return {
+    jitterReorders: r.jitterReorders && r.jitterMs > 0,
+    reorder: r.reorder && r.reorder.percent > 0 ? { ...r.reorder } : null,
+    loss: r.loss && r.loss.percent > 0 ? { percent: r.loss.percent, burstLen: r.loss.burstLen ?? null } : null,
+    sender: { initcwnd: r.sender.initcwnd ?? null, pacing: r.sender.pacing, tso: r.sender.tso },
+  };
+}
+
+/** True when the data direction needs a delay line of its own (loss or reordering). */
+const pathImpaired = (p: RegionPath): boolean => p.jitterReorders || p.reorder !== null || p.loss !== null;
+
+function impairmentOptions(p: RegionPath): Partial<DelayLineOptions> {
+  return {
+    ...(p.jitterReorders ? { jitterReorders: true } : {}),
+    ...(p.reorder ? { reorder: p.reorder } : {}),
+    ...(p.loss ? { loss: { percent: p.loss.percent, ...(p.loss.burstLen ? { burstLen: p.loss.burstLen } : {}) } } : {}),
+  };
+}
 
 export const LAB_ORIGIN_BLOCK = '10.203.128.0/17';
 const FIRST_REGION_QUEUE = 100;
+/** Data-direction queues of regions whose path loses or reorders packets. */
+const FIRST_REGION_DATA_QUEUE = 300;
 
-export interface LabRegionNet { name: string; index: number; bridge: string; gateway: string; rttMs: number; jitterMs: number }
+export interface LabRegionNet {
+  name: string; index: number; bridge: string; gateway: string; rttMs: number; jitterMs: number;
+  /** The server-side path's impairments and the origins' sender details, as configured (run records carry them). */
+  path: RegionPath;
+}
 export interface LabNet { labId: string; routerNs: string; regions: LabRegionNet[] }
 
 export function newLabId(): string {
@@ -41,17 +75,30 @@ export async function createLabRouter(stack: CleanupStack, labId: string, cfg: L
     await run('ip', ['-n', routerNs, 'link', 'add', bridge, 'type', 'bridge']);
     await run('ip', ['-n', routerNs, 'addr', 'add', `${gateway}/24`, 'dev', bridge]);
     await run('ip', ['-n', routerNs, 'link', 'set', bridge, 'up']);
-    if (r.rttMs > 0 || r.jitterMs > 0) {
+    const path = regionPath(r);
+    if (r.rttMs > 0 || r.jitterMs > 0 || pathImpaired(path)) {
       // Half the region's RTT each way, in the forwarding path between runs and the region.
-      const queueNum = FIRST_REGION_QUEUE + index;
-      await startDelayLine({ netns: routerNs, queueNum, delayMs: r.rttMs / 2, jitterMs: r.jitterMs, seed: index + 1, stack });
-      for (const dir of ['-o', '-i']) {
-        const rule = ['FORWARD', dir, bridge, '-j', 'NFQUEUE', '--queue-num', String(queueNum)];
+      // Loss and reordering apply to the data direction only (leaving the region's bridge):
+      // then it gets a queue and a delay line of its own.
+      const both = { netns: routerNs, delayMs: r.rttMs / 2, jitterMs: r.jitterMs, stack };
+      const directions: Array<{ dir: '-o' | '-i'; queueNum: number; extra: Partial<DelayLineOptions> }> = pathImpaired(path)
+        ? [
+          { dir: '-o', queueNum: FIRST_REGION_QUEUE + index, extra: {} },
+          { dir: '-i', queueNum: FIRST_REGION_DATA_QUEUE + index, extra: impairmentOptions(path) },
+        ]
+        : [{ dir: '-o', queueNum: FIRST_REGION_QUEUE + index, extra: {} }, { dir: '-i', queueNum: FIRST_REGION_QUEUE + index, extra: {} }];
+      const started = new Set<number>();
+      for (const d of directions) {
+        if (!started.has(d.queueNum)) {
+          await startDelayLine({ ...both, queueNum: d.queueNum, seed: d.queueNum + 1, ...d.extra });
+          started.add(d.queueNum);
+        }
+        const rule = ['FORWARD', d.dir, bridge, '-j', 'NFQUEUE', '--queue-num', String(d.queueNum)];
         stack.push({ kind: 'iptables', binary: 'iptables', netns: routerNs, table: 'mangle', rule });
         await run('ip', ['netns', 'exec', routerNs, 'iptables', '-w', '-t', 'mangle', '-A', ...rule]);
       }
     }
-    regions.push({ name: r.name, index, bridge, gateway, rttMs: r.rttMs, jitterMs: r.jitterMs });
+    regions.push({ name: r.name, index, bridge, gateway, rttMs: r.rttMs, jitterMs: r.jitterMs, path });
   }
   return { labId, routerNs, regions };
 }

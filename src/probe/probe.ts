@@ -13,6 +13,7 @@ import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
 import { newRunId } from '../net/netns.js';
 import { createTopology, ADDR } from '../net/topology.js';
 import { applyShaper } from '../shaper/shaper.js';
+import { disturbanceOf, loadAverage, type Disturbance } from '../shaper/disturbance.js';
 import type { Profile } from '../shaper/profile.js';
 import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
 import { connectRunToLab } from '../lab/network.js';
@@ -55,6 +56,8 @@ export interface ProbeResult {
   groundTruthLines: number;
   status: 'complete' | 'incomplete';
   error?: string;
+  /** How much the measuring host held the bottleneck back during the transfer (delay line late releases). */
+  disturbance?: Disturbance;
   /** Competing download through the same (shared) bottleneck queue, when asked for. */
   crossTraffic?: { origin: string; ip: string; url: string; leadSeconds: number; exitCode: number | null };
 }
@@ -90,7 +93,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   };
   try {
     const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
-    await applyShaper(stack, topo, profile);
+    const shaper = await applyShaper(stack, topo, profile);
     const { runAddr } = await connectRunToLab(stack, { runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs });
     const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap') });
     const timeout = opts.timeoutSeconds ?? 120;
@@ -112,6 +115,8 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       result.error = (err as Error).message;
     }
     result.seconds = (Date.now() - t0) / 1000;
+    const stats = await shaper.delayLine?.stats().catch(() => undefined);
+    result.disturbance = disturbanceOf(stats, t0 * 1000, Date.now() * 1000, await loadAverage());
     if (crossChild && result.crossTraffic) {
       // Still running means it competed for the whole probe; it is stopped with the stack.
       result.crossTraffic.exitCode = crossChild.exitCode;

@@ -1,6 +1,7 @@
 /**
- * Supervisor for ccb-delayline, the userspace constant-delay line used where the kernel
- * has no sch_netem. The C program holds every packet of one NFQUEUE for a fixed delay;
+ * Supervisor for ccb-delayline, the userspace delay line used where the kernel has no
+ * sch_netem. The C program holds every packet of one NFQUEUE for a fixed delay, optionally
+ * with jitter, loss, reordering and aggregated releases (a path's conditions);
  * the caller adds the iptables `-j NFQUEUE --queue-num N` rules (never --queue-bypass).
  *
  * Fail closed: if the process dies, the kernel drops the queue's traffic. The handle
@@ -52,6 +53,15 @@ export const delayLineStatsSchema = z.object({
    */
   lateWindowsUs: z.array(z.tuple([z.number(), z.number()])).optional(),
   lateWindowsDropped: z.number().int().nonnegative().optional(),
+  /** Packets the loss model dropped (explicit NF_DROP). Optional: older binaries do not print it. */
+  droppedLoss: z.number().int().nonnegative().optional(),
+  /** Packets released while a packet that arrived earlier was still held (they overtook it). */
+  reordered: z.number().int().nonnegative().optional(),
+  /**
+   * Packets released after a packet that arrived later: what a receiver counts as reordered
+   * (a sequence number below one it has already seen).
+   */
+  overtaken: z.number().int().nonnegative().optional(),
 });
 export type DelayLineStats = z.infer<typeof delayLineStatsSchema>;
 
@@ -71,10 +81,28 @@ export interface DelayLineOptions {
   /** Constant one-way delay in ms (microsecond resolution). */
   delayMs: number;
   /**
-   * Extra delay per packet, uniform in [0, jitterMs], never reordering packets (a packet
-   * leaves no earlier than the one ahead of it). Seeded for repeatable runs.
+   * Extra delay per packet, uniform in [0, jitterMs] (0..60,000), never reordering packets (a
+   * packet leaves no earlier than the one ahead of it) unless `jitterReorders`.
    */
   jitterMs?: number;
+  /** The jitter is independent per packet and may reorder packets (needs jitterMs). */
+  jitterReorders?: boolean;
+  /**
+   * Drops `percent` (0..100) of packets as they arrive: independently, or with `burstLen`
+   * (>= 1) in bursts of that mean length (Gilbert-Elliott; then percent <= 100*L/(L+1)).
+   */
+  loss?: { percent: number; burstLen?: number };
+  /**
+   * Netem-like reordering: `percent` (0..100) of packets wait `extraMs` (0..60,000) longer,
+   * so the packets behind them overtake them.
+   */
+  reorder?: { percent: number; extraMs: number };
+  /**
+   * Release times rounded up to a multiple of this (0 = off, up to 60,000 ms): packets leave
+   * in batches, as Wi-Fi/cellular links and receivers' ACK aggregation bunch them.
+   */
+  aggregateMs?: number;
+  /** Seeds every random decision (jitter, loss, reordering): same seed, same decisions for the same packets. Default 1. */
   seed?: number;
   /** Kernel queue max length; must exceed packets/s x delay with margin (default 10,000). */
   queueMaxLen?: number;
@@ -149,17 +177,80 @@ export function udpProbeBinaryPath(): string {
   return join(dirname(delayLineBinaryPath()), 'ccb-udpprobe');
 }
 
-function validate(opts: DelayLineOptions): void {
+/** What the delay line does, without where and how it runs: what validation and its arguments need. */
+export type DelayLineSettings = Omit<DelayLineOptions, 'netns' | 'stack' | 'binary' | 'readyTimeoutMs'>;
+
+/** Microseconds, as ccb-delayline takes them. */
+const us = (ms: number): string => String(Math.round(ms * 1000));
+
+function checkRange(what: string, value: number, min: number, max: number, unit = ''): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new BadInputError(`delay line ${what} must be ${min.toLocaleString('en')}..${max.toLocaleString('en')}${unit}, got ${value}`);
+  }
+}
+
+/** Throws BadInputError naming the allowed range for the first option that is out of it. */
+export function validateDelayLineOptions(opts: DelayLineSettings): void {
   if (!Number.isInteger(opts.queueNum) || opts.queueNum < 0 || opts.queueNum > 65535) {
     throw new BadInputError(`delay line queue number must be an integer 0..65535, got ${opts.queueNum}`);
   }
-  if (!Number.isFinite(opts.delayMs) || opts.delayMs < 0 || opts.delayMs > 3_600_000) {
-    throw new BadInputError(`delay line delay must be 0..3,600,000 ms, got ${opts.delayMs}`);
-  }
+  checkRange('delay', opts.delayMs, 0, 3_600_000, ' ms');
   const maxLen = opts.queueMaxLen;
   if (maxLen !== undefined && (!Number.isInteger(maxLen) || maxLen < 1 || maxLen > 10_000_000)) {
     throw new BadInputError(`delay line queue max length must be an integer 1..10,000,000, got ${maxLen}`);
   }
+  if (opts.jitterMs !== undefined) checkRange('jitter', opts.jitterMs, 0, 60_000, ' ms');
+  if (opts.jitterReorders && opts.jitterMs === undefined) {
+    throw new BadInputError('delay line jitterReorders needs jitterMs (the jitter that may reorder packets)');
+  }
+  if (opts.seed !== undefined && (!Number.isSafeInteger(opts.seed) || opts.seed < 0)) {
+    throw new BadInputError(`delay line seed must be a non-negative integer, got ${opts.seed}`);
+  }
+  if (opts.loss) {
+    checkRange('loss percent', opts.loss.percent, 0, 100, '%');
+    const len = opts.loss.burstLen;
+    if (len !== undefined) {
+      checkRange('loss burst length', len, 1, 1e9, ' packets');
+      const most = (100 * len) / (len + 1);
+      if (opts.loss.percent > most) {
+        throw new BadInputError(
+          `delay line loss of ${opts.loss.percent}% cannot come in bursts of mean length ${len}: ` +
+            `bursts of mean length L allow at most 100*L/(L+1) = ${most.toPrecision(4)}% loss`,
+        );
+      }
+    }
+  }
+  if (opts.reorder) {
+    checkRange('reorder percent', opts.reorder.percent, 0, 100, '%');
+    checkRange('reorder extra delay', opts.reorder.extraMs, 0, 60_000, ' ms');
+  }
+  if (opts.aggregateMs !== undefined) {
+    checkRange('aggregation interval', opts.aggregateMs, 0, 60_000, ' ms');
+    if (opts.aggregateMs > 0 && opts.aggregateMs < 0.001) {
+      throw new BadInputError(`delay line aggregation interval must be 0 (off) or at least 0.001 ms, got ${opts.aggregateMs}`);
+    }
+  }
+}
+
+/** ccb-delayline's own arguments for these (validated) options. */
+export function delayLineArguments(opts: DelayLineSettings): string[] {
+  const jitter = opts.jitterMs ? ['--jitter-us', us(opts.jitterMs), ...(opts.jitterReorders ? ['--jitter-reorders'] : [])] : [];
+  const loss = opts.loss?.percent
+    ? ['--loss-percent', String(opts.loss.percent), ...(opts.loss.burstLen !== undefined ? ['--loss-burst-len', String(opts.loss.burstLen)] : [])]
+    : [];
+  const reorder = opts.reorder?.percent && opts.reorder.extraMs
+    ? ['--reorder-percent', String(opts.reorder.percent), '--reorder-extra-us', us(opts.reorder.extraMs)]
+    : [];
+  const aggregate = opts.aggregateMs ? ['--aggregate-us', us(opts.aggregateMs)] : [];
+  const random = jitter.length + loss.length + reorder.length > 0;
+  return [
+    '--queue-num', String(opts.queueNum),
+    '--delay-us', us(opts.delayMs),
+    '--queue-maxlen', String(opts.queueMaxLen ?? 10_000),
+    ...(opts.kernelTimestamps === false ? ['--no-kernel-timestamps'] : []),
+    ...jitter, ...loss, ...reorder, ...aggregate,
+    ...(random ? ['--seed', String(opts.seed ?? 1)] : []),
+  ];
 }
 
 class DelayLineProcess extends EventEmitter implements DelayLine {
@@ -349,7 +440,7 @@ function startupFailure(exit: DelayLineExit, opts: DelayLineOptions): CcbError {
  * The NFQUEUE rules may be added before or after: without a listener the kernel drops.
  */
 export async function startDelayLine(opts: DelayLineOptions): Promise<DelayLine> {
-  validate(opts);
+  validateDelayLineOptions(opts);
   const binary = opts.binary ?? delayLineBinaryPath();
   if (process.getuid?.() !== 0) {
     throw new MissingPrerequisiteError(
@@ -357,14 +448,7 @@ export async function startDelayLine(opts: DelayLineOptions): Promise<DelayLine>
       'run ccbrowse as root (sudo)',
     );
   }
-  const args = [
-    'netns', 'exec', opts.netns, binary,
-    '--queue-num', String(opts.queueNum),
-    '--delay-us', String(Math.round(opts.delayMs * 1000)),
-    '--queue-maxlen', String(opts.queueMaxLen ?? 10_000),
-    ...(opts.kernelTimestamps === false ? ['--no-kernel-timestamps'] : []),
-    ...(opts.jitterMs ? ['--jitter-us', String(Math.round(opts.jitterMs * 1000)), '--seed', String(opts.seed ?? 1)] : []),
-  ];
+  const args = ['netns', 'exec', opts.netns, binary, ...delayLineArguments(opts)];
   // `ip netns exec` execs the program in place, so the child's pid is the delay line's.
   const child = start('ip', args);
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));

@@ -39,6 +39,13 @@ export const profileSchema = z
     tcpMss: z.number().int().min(64).max(9000).optional(),
     /** TCP SACK offered by the client (Nebby turns it off: bytes in flight are then exact from the ACKs). */
     sack: z.boolean().default(true),
+    /**
+     * The client's ACKs leave the delay stage in batches, at most one batch every this many ms
+     * (how Wi-Fi and cellular links bunch ACKs); 0 = off. Needs the delay line backend.
+     */
+    ackAggregationMs: z.number().min(0).max(200).default(0),
+    /** The client's TCP delays ACKs (Linux: about every second segment); false = an ACK per segment (quickack). */
+    delayedAck: z.boolean().default(true),
     /** How many per-flow queues to prepare; later flows reuse queues round-robin. */
     maxFlows: z.number().int().min(1).max(4096).default(1024),
   })
@@ -51,6 +58,20 @@ export type Profile = z.output<typeof profileSchema>;
 export function defineProfile(profile: ProfileInput): ProfileInput {
   return profile;
 }
+
+/**
+ * A profile with some settings changed (the conditions grid varies buffer, MSS clamp, SACK, ACK
+ * behaviour under one profile name), validated as a whole. `tcpMss: null` removes the clamp.
+ */
+export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
+  const { tcpMss, ...rest } = o;
+  const merged: Record<string, unknown> = { ...p, ...rest };
+  if (tcpMss === null) delete merged.tcpMss;
+  else if (tcpMss !== undefined) merged.tcpMss = tcpMss;
+  return parseProfile(merged, `${p.name} with ${JSON.stringify(o)}`);
+}
+
+export type ProfileOverrides = Omit<Partial<ProfileInput>, 'name' | 'tcpMss'> & { tcpMss?: number | null };
 
 /** Ethernet frame overhead HTB counts on top of the IP packet. */
 export const ETHERNET_HEADER_BYTES = 14;

@@ -15,7 +15,8 @@
  */
 import { run } from '../util/exec.js';
 import type { CleanupStack } from '../net/cleanup.js';
-import type { Topology } from '../net/topology.js';
+import { ADDR, type Topology } from '../net/topology.js';
+import { BadInputError } from '../util/errors.js';
 import { chooseDelayBackend, type DelayBackend } from './backend.js';
 import { startDelayLine, type DelayLine } from './delayline.js';
 import { attachFlowClassifier, DEFAULT_CLASS, FIRST_FLOW_CLASS, SHARED_CLASS, type FlowClassifier } from './flowclass.js';
@@ -28,6 +29,8 @@ export interface AppliedShaper {
   bufferBytes: number;
   classifier: FlowClassifier;
   delayLine?: DelayLine;
+  /** The client direction's own delay line, when ACKs are aggregated. */
+  ackDelayLine?: DelayLine;
 }
 
 const hex = (n: number) => n.toString(16);
@@ -44,10 +47,11 @@ export function htbBurstBytes(rateKbit: number, mtu: number): number {
 /**
  * What the trace step needs to replay this profile's bottleneck for QUIC BiF without keys
  * (src/trace/quic-model.ts). Undefined when a replay cannot know the queue: a shared queue
- * (other flows' packets in it) or random loss (drops the queue did not make).
+ * (other flows' packets in it), random loss (drops the queue did not make) or aggregated ACKs.
  */
 export function bottleneckModelOf(p: Profile): BottleneckModel | undefined {
-  if (p.queue !== 'per-flow' || p.lossPercent > 0) return undefined;
+  // Aggregated ACKs leave later than the client sent them: the replay would misplace them.
+  if (p.queue !== 'per-flow' || p.lossPercent > 0 || p.ackAggregationMs > 0) return undefined;
   return { rateKbit: p.rateKbit, bufferBytes: bufferBytes(p), delaySeconds: p.delayMs / 1000, burstBytes: htbBurstBytes(p.rateKbit, p.clientMtu) };
 }
 
@@ -100,20 +104,39 @@ export async function applyShaper(stack: CleanupStack, topo: Topology, profile: 
     await run('ip', ['netns', 'exec', ns, 'iptables', '-w', '-t', 'mangle', '-I', ...rule]);
   }
   if (!profile.sack) await run('ip', ['netns', 'exec', topo.clientNs, 'sysctl', '-qw', 'net.ipv4.tcp_sack=0']);
+  if (!profile.delayedAck) {
+    // quickack on the client's routes: its TCP acknowledges every segment at once.
+    await run('ip', ['-n', topo.clientNs, 'route', 'replace', 'default', 'via', ADDR.shaperClientSide, 'quickack', '1']);
+    await run('ip', ['-n', topo.clientNs, '-6', 'route', 'replace', 'default', 'via', ADDR.shaperClientSide6, 'quickack', '1']);
+  }
+  if (profile.ackAggregationMs > 0 && backend !== 'nfqueue') {
+    throw new BadInputError(`profile ${profile.name}: ACK aggregation needs the userspace delay line backend (CCB_DELAY_BACKEND=nfqueue)`);
+  }
 
   let delayLine: DelayLine | undefined;
-  if (profile.delayMs > 0 && backend === 'nfqueue') {
+  let ackDelayLine: DelayLine | undefined;
+  if ((profile.delayMs > 0 || profile.ackAggregationMs > 0) && backend === 'nfqueue') {
     const queueNum = opts.queueNum ?? 0;
     delayLine = await startDelayLine({ netns: ns, queueNum, delayMs: profile.delayMs, stack });
-    const rule = ['FORWARD', '-j', 'NFQUEUE', '--queue-num', String(queueNum)]; // never --queue-bypass: fail closed
-    for (const binary of ['iptables', 'ip6tables'] as const) {
-      stack.push({ kind: 'iptables', binary, netns: ns, table: 'mangle', rule });
-      await run('ip', ['netns', 'exec', ns, binary, '-w', '-t', 'mangle', '-A', ...rule]);
+    // Aggregated ACKs: the client's direction gets its own queue, whose delay line releases in batches.
+    const ackQueue = queueNum + 1;
+    if (profile.ackAggregationMs > 0) {
+      ackDelayLine = await startDelayLine({ netns: ns, queueNum: ackQueue, delayMs: profile.delayMs, aggregateMs: profile.ackAggregationMs, stack });
+    }
+    const rules = profile.ackAggregationMs > 0
+      ? [['FORWARD', '-i', topo.shaperServerDev, '-j', 'NFQUEUE', '--queue-num', String(queueNum)],
+        ['FORWARD', '-i', topo.shaperClientDev, '-j', 'NFQUEUE', '--queue-num', String(ackQueue)]]
+      : [['FORWARD', '-j', 'NFQUEUE', '--queue-num', String(queueNum)]]; // never --queue-bypass: fail closed
+    for (const rule of rules) {
+      for (const binary of ['iptables', 'ip6tables'] as const) {
+        stack.push({ kind: 'iptables', binary, netns: ns, table: 'mangle', rule });
+        await run('ip', ['netns', 'exec', ns, binary, '-w', '-t', 'mangle', '-A', ...rule]);
+      }
     }
   } else if (profile.delayMs > 0) {
     await applyNetemDelay(stack, topo, profile.delayMs);
   }
-  return { profile, backend, bufferBytes: limit, classifier, delayLine };
+  return { profile, backend, bufferBytes: limit, classifier, delayLine, ackDelayLine };
 }
 
 /**

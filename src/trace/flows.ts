@@ -34,6 +34,13 @@ export class FlowRecord {
   private synAckSeen = false;
   handshake = false;
   readonly fins = [false, false];
+  /**
+   * Opening exchange as the capture point saw it: the opener's first packet, the first reply,
+   * and the opener's next packet after that reply (TCP: SYN, SYN-ACK, ACK; QUIC: Initial, the
+   * server's first packet, the client's next). The reply's delay is the round trip on the server's
+   * side of the capture point, the next packet's the round trip on the client's side.
+   */
+  readonly opening = { firstDir: -1 as -1 | 0 | 1, first: NaN, reply: NaN, next: NaN };
   tcp: TcpConnection | undefined;
   udp: UdpPathState | undefined;
   udpEvents: UdpEvents | undefined;
@@ -64,6 +71,13 @@ export class FlowRecord {
     this.payloadBytes[dir] += p.payloadLen;
     this.ipBytes[dir] += p.ipLen;
     this.lastTime = t;
+    const o = this.opening;
+    if (o.firstDir === -1) {
+      o.firstDir = dir;
+      o.first = t;
+    } else if (Number.isNaN(o.reply)) {
+      if (dir !== o.firstDir) o.reply = t;
+    } else if (Number.isNaN(o.next) && dir === o.firstDir) o.next = t;
     if (this.protocol !== 6) return;
     const f = p.tcpFlags;
     if (f & TcpFlag.syn) {

@@ -1,3 +1,4 @@
+import type { FlowConditions } from './types.js';
 /**
  * What the trace step returns: per-flow results around the BifSeries contract (types.ts),
  * plus the richer statistics the report and debugging use.
@@ -90,6 +91,14 @@ export interface FlowResult {
   toClient: DirectionCounts;
   /** TCP: SYN, SYN-ACK and ACK seen. QUIC: Initial/Handshake packets seen. */
   handshake: boolean;
+  /**
+   * Round trips on either side of the capture point, from the opening exchange (null when the
+   * capture did not see the client open the connection): `server` from the client's first packet
+   * to the server's reply, `client` from that reply to the client's next packet.
+   */
+  openingRtt?: { serverSeconds: number; clientSeconds: number } | null;
+  /** The conditions the flow was captured under, as far as the capture tells (TCP and QUIC flows). */
+  conditions?: FlowConditions;
   bifMethod: BifMethod;
   /** Server-side bytes in flight; null for plain UDP. */
   series: BifSeries | null;

@@ -68,6 +68,19 @@ export interface TcpSenderStats {
   retransmittedPackets: number;
   retransmittedBytes: number;
   spuriousRetransmissions: number;
+  /**
+   * Retransmissions the receiver was waiting for (its cumulative ACK stopped inside them) and
+   * that were not spurious: the losses the sender really had. The rest are spurious (D-SACK, or
+   * acknowledged faster than a round trip) or needless (go-back-N after a timeout resends
+   * segments the receiver already held: its cumulative ACK jumped over them).
+   */
+  neededRetransmittedBytes: number;
+  needlessRetransmissions: number;
+  /** Data that reached the capture point out of order and filled its gap within half an RTT (reordering before the capture). */
+  reorderedPackets: number;
+  /** Data the capture never saw the first time: a gap filled later than that (lost between the server and the capture point). */
+  upstreamLostPackets: number;
+  upstreamLostBytes: number;
   dsackBlocks: number;
   /** Duplicate ACKs the receiver sent for this direction's data. */
   dupAcks: number;
@@ -87,7 +100,15 @@ interface Retransmission {
   end: number;
   time: number;
   spurious: boolean;
+  /** The receiver's cumulative ACK stopped inside it: it was waiting for these bytes. */
+  needed: boolean;
+  bytes: number;
 }
+
+/** Gaps shorter than this share of the RTT are reordering, longer ones a loss before the capture point. */
+const REORDER_RTT_SHARE = 0.5;
+/** ... before any RTT is known. */
+const REORDER_DEFAULT_SECONDS = 0.05;
 
 const TWO32 = 4294967296;
 const MAX_JUMP = 2 ** 30;
@@ -109,6 +130,8 @@ export class TcpSender {
   private renoSacked = 0;
   private readonly scoreboard: RangeSet = [];
   private readonly holes: RangeSet = [];
+  /** [start, end, time] of each gap in the data the capture saw, for telling reordering from loss upstream. */
+  private readonly holeTimes: Array<[number, number, number]> = [];
   private lastWindowRaw = -1;
   /** Receiver's advertised window in bytes (NaN when the scale is unknown). */
   rwnd = NaN;
@@ -135,6 +158,8 @@ export class TcpSender {
   /** Data and retransmitted bytes over time, so a cut trace can recount its losses. */
   readonly lossTimeline = new LossTimeline();
   readonly flags = new U8Column();
+  /** [time, cumulative ACK - first byte] at most every 10 ms: what reached the receiver, for the delivery rate. */
+  readonly delivered = { t: new F64Column(16), bytes: new F64Column(16) };
   readonly rttT = { ts: new F64Column(16), seq: new F64Column(16) };
   readonly rttV = { ts: new F64Column(16), seq: new F64Column(16) };
 
@@ -144,6 +169,11 @@ export class TcpSender {
     retransmittedPackets: 0,
     retransmittedBytes: 0,
     spuriousRetransmissions: 0,
+    neededRetransmittedBytes: 0,
+    needlessRetransmissions: 0,
+    reorderedPackets: 0,
+    upstreamLostPackets: 0,
+    upstreamLostBytes: 0,
     dsackBlocks: 0,
     dupAcks: 0,
     sackUsed: false,
@@ -215,6 +245,7 @@ export class TcpSender {
       if (a < this.sndMax) {
         const overlapEnd = Math.min(b, this.sndMax);
         const gapFill = removeRange(this.holes, a, overlapEnd);
+        if (gapFill > 0) this.onGapFilled(a, overlapEnd, gapFill, t);
         const resent = overlapEnd - Math.max(a, this.dataStart) - gapFill;
         const keepAlive = len <= 1 && a === this.sndMax - 1 && this.cumAck >= this.sndMax;
         if (resent > 0 && !keepAlive) {
@@ -223,7 +254,11 @@ export class TcpSender {
         }
       }
       if (b > this.sndMax) {
-        if (a > this.sndMax) addRange(this.holes, this.sndMax, a);
+        if (a > this.sndMax) {
+          addRange(this.holes, this.sndMax, a);
+          this.holeTimes.push([this.sndMax, a, t]);
+          if (this.holeTimes.length > 4096) this.holeTimes.shift(); // bound memory on a hostile capture
+        }
         this.segments.push(Math.max(a, this.sndMax), b, t, 0);
         if (this.segments.size > MAX_TRACKED) this.segments.shift(); // receiver never ACKs: bound memory
         this.sndMax = b;
@@ -234,12 +269,31 @@ export class TcpSender {
     if (tcpFlags & TcpFlag.fin && Number.isNaN(this.finAbs)) this.finAbs = b;
   }
 
+  /**
+   * Bytes that filled a gap in what the capture had seen: reordered before the capture point when
+   * the gap was young, else the server's retransmission of bytes lost before the capture point
+   * (a loss the sender had, which the capture sees only as a gap).
+   */
+  private onGapFilled(a: number, end: number, bytes: number, t: number): void {
+    let opened = Infinity;
+    for (const [hs, he, ht] of this.holeTimes) if (hs < end && he > a) opened = Math.min(opened, ht);
+    const window = Number.isFinite(this.minRtt) ? REORDER_RTT_SHARE * this.minRtt : REORDER_DEFAULT_SECONDS;
+    if (Number.isFinite(opened) && t - opened <= window) {
+      this.stats.reorderedPackets++;
+      return;
+    }
+    this.stats.upstreamLostPackets++;
+    this.stats.upstreamLostBytes += bytes;
+    this.lossTimeline.onSent(t, bytes); // its first transmission, which never reached the capture
+    this.lossTimeline.onLost(t, bytes);
+  }
+
   private onRetransmission(a: number, end: number, bytes: number, t: number): void {
     const st = this.stats;
     st.retransmittedPackets++;
     st.retransmittedBytes += bytes;
-    this.lossTimeline.onLost(t, bytes);
-    const r: Retransmission = { start: a, end, time: t, spurious: false };
+    // The cumulative ACK sits inside it now: the receiver is waiting for it.
+    const r: Retransmission = { start: a, end, time: t, spurious: false, needed: this.cumAck >= a && this.cumAck < end, bytes };
     this.pending.push(r);
     // Everything it carries was already acknowledged: the receiver had it, so it was needless.
     if (end <= this.cumAck) this.markSpurious(r);
@@ -304,6 +358,7 @@ export class TcpSender {
     } else if (ack === this.cumAck && pure && this.sndMax > this.cumAck && p.window === this.lastWindowRaw) {
       dup = true;
       this.stats.dupAcks++;
+      this.markWaitedFor(this.cumAck);
       if (!hasSack && this.scoreboard.length === 0) {
         // tcp_add_reno_sack + tcp_limit_reno_sacked: sacked_out <= packets_out - max(lost_out, 1).
         // lost_out is 1 in fast recovery (the head), but after a timeout every segment sent before
@@ -329,6 +384,11 @@ export class TcpSender {
     const before = this.cumAck;
     this.cumAck = ack;
     this.lastAdvanceTime = t;
+    const n = this.delivered.t.length;
+    if (n === 0 || t - this.delivered.t.data[n - 1] >= 0.01) {
+      this.delivered.t.push(t);
+      this.delivered.bytes.push(ack - this.dataStart);
+    }
     trimBelow(this.scoreboard, ack);
     this.sacked = coveredBytes(this.scoreboard);
     if (this.holes.length > 0) {
@@ -337,7 +397,8 @@ export class TcpSender {
       trimBelow(this.holes, ack);
       this.stats.unseenBytes += before - coveredBytes(this.holes);
     }
-    // Retransmissions now covered: spurious if the ACK came faster than any round trip could.
+    // Retransmissions now covered: spurious if the ACK came faster than any round trip could;
+    // a real loss if the receiver had been waiting for it (its cumulative ACK stopped inside it).
     for (let i = 0; i < this.pending.length; ) {
       const r = this.pending[i];
       if (r.end > ack) {
@@ -345,10 +406,12 @@ export class TcpSender {
         continue;
       }
       if (!r.spurious && Number.isFinite(this.minRtt) && t - r.time < this.minRtt) this.markSpurious(r);
+      this.resolve(r, t);
       this.pending.splice(i, 1);
       this.resolved.push(r);
       if (this.resolved.length > 256) this.resolved.shift();
     }
+    this.markWaitedFor(ack);
     // Seq/ack RTT from the newest fully acked segment, unless ambiguous (Karn) or SACK reordered it.
     let lastTime = -1;
     let ambiguous = false;
@@ -433,6 +496,20 @@ export class TcpSender {
     this.stats.spuriousRetransmissions++;
   }
 
+  /** The receiver's cumulative ACK stands at `cum`: a pending retransmission holding it was waited for. */
+  private markWaitedFor(cum: number): void {
+    for (const r of this.pending) if (r.start <= cum && cum < r.end) r.needed = true;
+  }
+
+  /** A retransmission the cumulative ACK now covers is counted as a loss, or as needless. */
+  private resolve(r: Retransmission, t: number): void {
+    if (r.spurious) return;
+    if (r.needed) {
+      this.stats.neededRetransmittedBytes += r.bytes;
+      this.lossTimeline.onLost(t, r.bytes);
+    } else this.stats.needlessRetransmissions++;
+  }
+
   private addRtt(kind: 'ts' | 'seq', t: number, rtt: number): void {
     if (!(rtt >= 0)) return;
     this.rttT[kind].push(t);
@@ -453,8 +530,11 @@ export class TcpSender {
     const r = this.rttSamples();
     let min = Infinity;
     for (const x of r.rtt) if (x < min) min = x;
+    // Retransmissions still outstanding at the end: a loss if the receiver was waiting for them.
+    const pendingNeeded = this.pending.filter((r) => r.needed && !r.spurious).reduce((a, r) => a + r.bytes, 0);
     return {
       ...this.stats,
+      neededRetransmittedBytes: this.stats.neededRetransmittedBytes + pendingNeeded,
       lossEpisodes: this.stats.lossEpisodes.map((e) => ({ ...e })),
       uniqueBytes: Math.max(0, this.sndMax - this.dataStart),
       timestampsUsed: this.sentTs && this.echoedTs,
@@ -470,6 +550,8 @@ export class TcpConnection {
   /** Window scale each side announced in its SYN (-1: no option or no SYN seen). */
   private readonly wscale = [-1, -1];
   private readonly synSeen = [false, false];
+  /** Each side's SYN offered SACK (RFC 2018): SACK is in use only when both did. */
+  readonly sackPermitted = [false, false];
   rsts = 0;
 
   onPacket(p: PacketRecord, dir: 0 | 1, t: number): void {
@@ -481,10 +563,16 @@ export class TcpConnection {
     if (f & TcpFlag.syn) {
       this.synSeen[dir] = true;
       this.wscale[dir] = p.tcpOptions & TcpOpt.wscale ? p.wscale : -1;
+      this.sackPermitted[dir] = (p.tcpOptions & TcpOpt.sackPermitted) !== 0;
     }
     const hasTs = (p.tcpOptions & TcpOpt.timestamps) !== 0;
     this.senders[dir].onSegment(t, p.seq, p.payloadLen, f, p.tsVal, hasTs);
     if (f & TcpFlag.ack) this.senders[1 - dir].onAck(p, t, this.windowBytes(p, dir));
+  }
+
+  /** SACK negotiated by both SYNs; null when the capture missed a SYN. */
+  sackNegotiated(): boolean | null {
+    return this.synSeen[0] && this.synSeen[1] ? this.sackPermitted[0] && this.sackPermitted[1] : null;
   }
 
   /** The receive window `dir` advertises, in bytes; NaN when its scale is unknown. */

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../util/errors.js';
 import { markAppLimited } from './app-limited.js';
 import { rebaseCheckpoints } from './loss-timeline.js';
+import { busiestRate, flowConditions, quicServerSideRtt } from './conditions.js';
 import { FlowRecord, FlowTable, UdpEvents } from './flows.js';
 import { parseIp } from './ip.js';
 import { PacketKind, type PacketRecord } from './packet.js';
@@ -26,7 +27,7 @@ import type {
   TraceResult,
 } from './result.js';
 import { SampleFlag, TcpConnection, type TcpSenderStats } from './tcp-bif.js';
-import type { FlowKey } from './types.js';
+import type { FlowKey, LossCheckpoint, SenderLoss } from './types.js';
 
 export type * from './result.js';
 
@@ -235,6 +236,8 @@ export class TraceBuilder {
       serverPort: f.port(s),
     };
     const counts = (d: 0 | 1): DirectionCounts => ({ packets: f.packets[d], payloadBytes: f.payloadBytes[d], ipBytes: f.ipBytes[d] });
+    const o = f.opening;
+    const opened = o.firstDir === clientDir && Number.isFinite(o.reply) && Number.isFinite(o.next);
     return {
       id,
       tuple,
@@ -242,6 +245,7 @@ export class TraceBuilder {
       key,
       paths: [tuple],
       clientBy: by,
+      openingRtt: opened ? { serverSeconds: o.reply - o.first, clientSeconds: o.next - o.reply } : null,
       startSeconds: f.firstTime,
       durationSeconds: f.lastTime - f.firstTime,
       toServer: counts(clientDir),
@@ -271,11 +275,20 @@ export class TraceBuilder {
       drainedBytes: Math.max(server.mss, 1) / 2,
       idleRtts: this.opts.idleRtts,
     });
+    const rate = busiestRate(server.delivered.t.data.subarray(0, server.delivered.t.length), server.delivered.bytes.data.subarray(0, server.delivered.bytes.length),
+      Math.max(1, 4 * (Number.isFinite(rtt.medianSeconds) ? rtt.medianSeconds : 0.25)));
+    const conditions = flowConditions({
+      transport: 'tcp', segmentBytes: stats.mss, sack: conn.sackNegotiated() ?? (stats.sackUsed ? true : null),
+      rttSeconds: rtt.medianSeconds, minRttSeconds: rtt.minSeconds, opening: base.openingRtt ?? null, deliveryBytesPerSecond: rate,
+      tcp: { dataPackets: stats.dataPackets, dataBytes: stats.dataBytes, reorderedPackets: stats.reorderedPackets, upstreamLostBytes: stats.upstreamLostBytes,
+        retransmittedPackets: stats.retransmittedPackets, needlessResends: stats.needlessRetransmissions + stats.spuriousRetransmissions },
+    });
     return {
       ...base,
+      conditions,
       handshake: f.handshake,
       bifMethod: 'tcp-seq-ack',
-      series: { t, bif, appLimited: appLimitedColumn(flags), transport: 'tcp', rttSeconds: rtt.medianSeconds, loss: { sentBytes: stats.dataBytes, lostBytes: stats.retransmittedBytes, checkpoints: rebaseCheckpoints(server.lossTimeline.checkpoints, f.firstTime) } },
+      series: { t, bif, appLimited: appLimitedColumn(flags), transport: 'tcp', rttSeconds: rtt.medianSeconds, conditions, loss: senderLossOf(stats, rebaseCheckpoints(server.lossTimeline.checkpoints, f.firstTime)) },
       sampleFlags: flags,
       rtt,
       appLimitedSamples,
@@ -355,17 +368,30 @@ export class TraceBuilder {
     const base = this.baseResult(first, id, 'quic', perPath[0].clientDir, firstSide.by);
     const versions = new Set<number>();
     for (const p of paths) for (const v of p.versions) versions.add(v);
+    const toClient = dirCounts(false);
+    const minRtt = q.replay && Number.isFinite(exactRtt) ? q.replay.stats.minRtt : rttSeconds;
+    // No per-ACK delivery for QUIC here: the mean rate over the flow's sending time (a bulk flow's is the bottleneck's).
+    const sending = Math.max(1e-3, (t.length ? t[t.length - 1] - t[0] : 0));
+    const serverSide = quicServerSideRtt(events, minRtt);
+    const opening = serverSide !== null ? { serverSeconds: serverSide, clientSeconds: minRtt } : null;
+    const conditions = flowConditions({
+      transport: 'quic', segmentBytes: toClient.packets ? toClient.payloadBytes / toClient.packets : 0, sack: true,
+      rttSeconds, minRttSeconds: minRtt, opening,
+      deliveryBytesPerSecond: t.length > 1 ? toClient.payloadBytes / sending : null,
+    });
     return {
       ...base,
+      openingRtt: opening,
+      conditions,
       paths: tuples,
       startSeconds: start,
       durationSeconds: end - start,
       toServer: dirCounts(true),
-      toClient: dirCounts(false),
+      toClient,
       handshake: c.handshakeSeen,
       bifMethod: `quic-${q.method}`,
       series: {
-        t, bif: q.bif, appLimited: appLimitedColumn(q.flags), transport: 'quic', rttSeconds,
+        t, bif: q.bif, appLimited: appLimitedColumn(q.flags), transport: 'quic', rttSeconds, conditions,
         // Losses are known only when the packets could be read (key log), not guessed.
         ...(q.exact ? { loss: { sentBytes: q.exact.series.stats.sentBytes, lostBytes: q.exact.series.stats.lostBytes, checkpoints: rebaseCheckpoints(q.exact.series.lossCheckpoints, start) } } : {}),
       },
@@ -515,3 +541,13 @@ export function traceBuffer(bytes: Uint8Array, name: string, opts: TraceOptions 
   return builder.finish(name, info);
 }
 
+/**
+ * A TCP sender's losses for the classifier: the retransmissions its receiver was waiting for,
+ * plus the bytes lost before the capture point (seen as a gap the server filled later); not
+ * spurious or go-back-N resends, which the sender made without the network losing anything
+ * (SACK off, a timeout resends what the receiver already holds: read as loss, a sender that
+ * kept its window through "30-50% loss" looked like BBRv1).
+ */
+export function senderLossOf(stats: TcpSenderStats, checkpoints: LossCheckpoint[]): SenderLoss {
+  return { sentBytes: stats.dataBytes + stats.upstreamLostBytes, lostBytes: stats.neededRetransmittedBytes + stats.upstreamLostBytes, checkpoints };
+}

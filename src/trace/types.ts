@@ -27,6 +27,42 @@ export interface BifSeries {
    * cannot see losses). Lets a classifier ask whether the sender reacted to loss at all.
    */
   loss?: SenderLoss;
+  /** The conditions the flow was captured under, when the trace measured them. */
+  conditions?: FlowConditions;
+}
+
+/**
+ * The conditions a flow was captured under, read from the capture itself (src/trace/conditions.ts):
+ * the classifier compares them with the conditions its model was trained under.
+ */
+export interface FlowConditions {
+  transport: 'tcp' | 'quic';
+  /** Typical data segment (TCP payload, QUIC datagram payload) in bytes. */
+  segmentBytes: number;
+  /** TCP SACK in use (null: the capture cannot tell); QUIC always acknowledges ranges. */
+  sack: boolean | null;
+  /** Median and minimum RTT as the capture point sees it (its side of the path to the client and back). */
+  rttSeconds: number;
+  minRttSeconds: number;
+  /** Round trip from the capture point to the server and back, and to the client and back, from the opening exchange. */
+  serverSideRttSeconds: number | null;
+  clientSideRttSeconds: number | null;
+  /**
+   * Share of the round trip behind the capture point (towards the client): about the share of the
+   * sender's bytes in flight the capture sees. Near 1: a Nebby-style capture in front of a
+   * delay, or at the sender; near 0: a capture at the client, which sees almost nothing in flight.
+   */
+  visibleShare: number | null;
+  /** What the path delivered at its busiest (90th percentile over windows of 4 RTTs, >= 1 s), in payload kbit/s. */
+  deliveryKbit: number | null;
+  /** The window that rate allows over the capture's minimum RTT (the BDP behind the capture point), in the flow's own segments. */
+  bdpPackets: number | null;
+  /** TCP: data packets that reached the capture point out of order (share of data packets). */
+  reorderShare: number | null;
+  /** TCP: share of the sender's bytes lost before the capture point (seen as gaps it filled later). */
+  upstreamLossShare: number | null;
+  /** TCP: share of the resent segments that were not losses (go-back-N after a timeout, spurious). */
+  needlessResendShare: number | null;
 }
 
 export interface SenderLoss {

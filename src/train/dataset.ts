@@ -6,10 +6,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { traceFile, type TraceResult } from '../trace/index.js';
-import type { BifSeries } from '../trace/types.js';
+import type { BifSeries, FlowConditions } from '../trace/types.js';
 import { lossAt } from '../trace/loss-timeline.js';
 import type { LabelledSeries } from '../classify/index.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
+import { disturbanceSchema } from '../shaper/disturbance.js';
 import type { ProbeOutcome } from './probes.js';
 
 export const DATASET_SCHEMA_VERSION = 1;
@@ -37,6 +38,15 @@ const entrySchema = z.object({
     lostBytes: z.number().nonnegative(),
     checkpoints: z.array(z.tuple([z.number(), z.number().nonnegative(), z.number().nonnegative()])).optional(),
   }).optional(),
+  /**
+   * The grid condition the trace was measured under (src/train/grid.ts EntryConditions); absent
+   * in datasets from before the grid (the lab's base conditions then).
+   */
+  conditions: z.record(z.string(), z.unknown()).optional(),
+  /** The conditions the trace itself shows (src/trace/conditions.ts FlowConditions). */
+  flowConditions: z.record(z.string(), z.unknown()).optional(),
+  /** How much the measuring host held the bottleneck back during the transfer (src/shaper/disturbance.ts). */
+  disturbance: disturbanceSchema.optional(),
 });
 export type DatasetEntry = z.infer<typeof entrySchema>;
 const datasetSchema = z.object({ schemaVersion: z.literal(DATASET_SCHEMA_VERSION), createdAt: z.string(), entries: z.array(entrySchema) });
@@ -45,8 +55,9 @@ export type Dataset = z.infer<typeof datasetSchema>;
 /** Traces of at most this long: the benchmark's target is judged on <= 30 s traces. */
 export const MAX_TRACE_SECONDS = 30;
 
-export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds' | 'loss'> & { protocol?: DatasetEntry['protocol'] }): BifSeries {
+export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds' | 'loss' | 'flowConditions'> & { protocol?: DatasetEntry['protocol'] }): BifSeries {
   return {
+    ...(e.flowConditions ? { conditions: e.flowConditions as unknown as FlowConditions } : {}),
     t: Float64Array.from(e.t),
     bif: Float64Array.from(e.bif),
     ...(e.appLimited ? { appLimited: Uint8Array.from(e.appLimited) } : {}),
@@ -107,11 +118,28 @@ export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | nu
     bif: Array.from(s.bif, (x) => Math.round(x)),
     ...(s.appLimited ? { appLimited: Array.from(s.appLimited) } : {}),
     ...(s.loss ? { loss: { ...s.loss } } : {}),
+    ...(o.result.disturbance ? { disturbance: o.result.disturbance } : {}),
+    ...(s.conditions ? { flowConditions: { ...s.conditions } } : {}),
   };
 }
 
-export function labelledFrom(entries: DatasetEntry[]): LabelledSeries[] {
-  return entries.map((e) => ({ label: e.label, group: `${e.protocol}-${e.profile}`, series: toSeries(e) }));
+/**
+ * The entry traced again from its run directory with the current trace code (loss account,
+ * conditions), keeping what the measurement knew (label, conditions, disturbance). Null when
+ * the directory or its flow is gone.
+ */
+export async function retraceEntry(e: DatasetEntry): Promise<DatasetEntry | null> {
+  if (!existsSync(`${e.dir}/capture.pcap`) || !existsSync(`${e.dir}/probe.json`)) return null;
+  const result = JSON.parse(readFileSync(`${e.dir}/probe.json`, 'utf8')) as ProbeOutcome['result'];
+  const target = { origin: e.origin, protocol: e.protocol, stack: '', cca: '', label: e.label, host: '' };
+  const fresh = await entryFromProbe({ target, region: e.region, profile: result!.profile, path: '', rep: e.rep, result });
+  if (!fresh) return null;
+  const { conditions, disturbance } = e;
+  return { ...fresh, dir: e.dir, ...(conditions ? { conditions } : {}), ...(disturbance ?? fresh.disturbance ? { disturbance: disturbance ?? fresh.disturbance } : {}) };
+}
+
+export function labelledFrom<E extends DatasetEntry>(entries: E[], seriesOf: (e: E) => BifSeries = (e) => ({ ...toSeries(e), transport: e.protocol })): LabelledSeries[] {
+  return entries.map((e) => ({ label: e.label, group: `${e.protocol}-${e.profile}`, series: seriesOf(e) }));
 }
 
 export function saveDataset(path: string, entries: DatasetEntry[]): void {

@@ -4,10 +4,11 @@
  * it (models/ccbrowse-model.json, provenance 'lab').
  */
 import type { CrossTrafficSpec } from './probes.js';
+import type { BifSeries } from '../trace/types.js';
 import { existsSync } from 'node:fs';
 import { trainModel, saveModel, type Model } from '../classify/index.js';
 import type { RunningLab } from '../lab/state.js';
-import { loadProfile } from '../shaper/profile.js';
+import { loadProfile, withOverrides, type Profile, type ProfileOverrides } from '../shaper/profile.js';
 import { entryFromProbe, labelledFrom, loadDataset, loadDatasets, saveDataset, type DatasetEntry } from './dataset.js';
 import { labTargets, runProbes, type ProbeJob } from './probes.js';
 
@@ -22,23 +23,34 @@ export interface CollectOptions {
   /** Every probe competes with a download from this lab origin through a shared queue. */
   crossTraffic?: CrossTrafficSpec;
   progress?: (m: string) => void;
+  /** Bytes per probe for a profile and transport (overrides `bytes`: the grid sizes transfers by time). */
+  bytesFor?: (profile: Profile, protocol: 'tcp' | 'quic') => number;
+  /** Changes applied to every profile (the grid's bottleneck axes). */
+  profileOverrides?: ProfileOverrides;
+  /** Only targets of these transports. */
+  protocols?: Array<'tcp' | 'quic'>;
+  /** The conditions recorded with each entry (the grid). */
+  conditionsOf?: (profile: Profile) => Record<string, unknown>;
 }
 
 /** Probes and traces: returns one dataset entry per completed probe with a usable flow. */
 export async function collect(lab: RunningLab, o: CollectOptions): Promise<DatasetEntry[]> {
-  const profiles = await Promise.all(o.profiles.map((p) => loadProfile(p)));
+  const profiles = (await Promise.all(o.profiles.map((p) => loadProfile(p)))).map((p) => (o.profileOverrides ? withOverrides(p, o.profileOverrides) : p));
   const jobs: ProbeJob[] = [];
   // Interleave controllers so an interrupted run still covers every class.
   for (let rep = 0; rep < o.runs; rep++)
     for (const region of o.regions)
-      for (const target of labTargets(lab, region, o.only))
-        for (const profile of profiles) jobs.push({ target, region, profile, path: `/bytes/${o.bytes}`, rep });
+      for (const target of labTargets(lab, region, o.only).filter((t) => !o.protocols || o.protocols.includes(t.protocol)))
+        for (const profile of profiles) {
+          const bytes = o.bytesFor ? o.bytesFor(profile, target.protocol) : o.bytes;
+          jobs.push({ target, region, profile, path: `/bytes/${bytes}`, rep });
+        }
   const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic });
   const entries: DatasetEntry[] = [];
   for (const out of outcomes) {
     try {
       const e = await entryFromProbe(out);
-      if (e) entries.push(e);
+      if (e) entries.push(o.conditionsOf ? { ...e, conditions: o.conditionsOf(out.profile) } : e);
     } catch (err) {
       o.progress?.(`trace failed for ${out.result?.dir}: ${(err as Error).message}`);
     }
@@ -47,6 +59,8 @@ export async function collect(lab: RunningLab, o: CollectOptions): Promise<Datas
 }
 
 export interface TrainFromOptions {
+  /** The series of an entry (benchmarks pass one object per entry so features are extracted once). */
+  seriesOf?: (e: DatasetEntry) => BifSeries;
   /** Labels to leave out (hold-one-out). */
   exclude?: string[];
   /** Train on these protocols' traces only. */
@@ -58,7 +72,7 @@ export function trainFromEntries(entries: DatasetEntry[], o: TrainFromOptions): 
   const used = entries.filter((e) => !(o.exclude ?? []).includes(e.label) && (!o.protocols || o.protocols.includes(e.protocol)));
   const version = new Date().toISOString();
   const origins = [...new Set(used.map((e) => e.origin))].sort();
-  return trainModel(labelledFrom(used), {
+  return trainModel(labelledFrom(used, o.seriesOf), {
     provenance: 'lab',
     source: o.source,
     note: `lab-trained ${version}: ${used.length} traces from ${origins.length} origins (${origins.join(', ')}), profiles ${[...new Set(used.map((e) => e.profile))].join('+')}, regions ${[...new Set(used.map((e) => e.region))].join('+')}${o.exclude?.length ? `; held out ${o.exclude.join(', ')}` : ''}`,

@@ -26,6 +26,8 @@ export interface OriginOptions {
   /** Segments listed by the live manifest (default 6). */
   liveWindowSegments?: number;
   readyTimeoutMs?: number;
+  /** Extra environment for the server process (e.g. LD_PRELOAD of the pacing shim). */
+  env?: Record<string, string>;
 }
 
 export interface RunningOrigin {
@@ -57,7 +59,7 @@ export async function startOrigin(opts: OriginOptions): Promise<RunningOrigin> {
   const [cmd, args] = opts.netns
     ? ['ip', ['netns', 'exec', opts.netns, process.execPath, ...nodeArgs, ...serverArgs]]
     : [process.execPath, [...nodeArgs, ...serverArgs]];
-  const child = start(cmd, args, { cwd: projectRoot });
+  const child = start(cmd, args, { cwd: projectRoot, ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}) });
 
   // If the parent dies without calling stop(), do not leave the server behind.
   const killOnExit = () => child.kill('SIGKILL');

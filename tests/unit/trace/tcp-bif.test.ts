@@ -209,6 +209,57 @@ describe('TCP bytes in flight', () => {
     expect(Array.from(f.series!.bif)).toEqual([1000, 3000, 3000, 0]);
   });
 
+  it('tells a gap filled within half an RTT (reordering) from one filled later (lost before the capture point)', () => {
+    const c = conversation();
+    c.handshake(0, 0.1);
+    c.serverData(0.2, 0, 1000);
+    c.serverData(0.201, 2000, 1000);
+    c.serverData(0.202, 1000, 1000); // 1 ms later: reordered
+    c.clientAck(0.3, 3000);
+    c.serverData(0.31, 4000, 1000); // [3000, 4000) never reached the capture point
+    c.clientAck(0.41, 3000);
+    c.clientAck(0.412, 3000);
+    c.serverData(0.42, 3000, 1000); // 110 ms after the gap opened: the server's retransmission
+    c.clientAck(0.52, 5000);
+    const f = onlyFlow(writePcap(c.frames));
+    expect(f.tcp!.server).toMatchObject({ retransmittedPackets: 0, reorderedPackets: 1, upstreamLostPackets: 1, upstreamLostBytes: 1000 });
+    // The sender lost 1000 of the 6000 bytes it put on the wire (the capture saw 5000 of them).
+    expect(f.series!.loss).toMatchObject({ sentBytes: 6000, lostBytes: 1000 });
+  });
+
+  it('counts as lost only the retransmissions the receiver waited for: a go-back-N resend after a timeout is not a loss (SACK off)', () => {
+    // 6 segments; the 2nd and 4th are dropped by the bottleneck. The receiver's cumulative ACK
+    // stops at 1000. A timeout resends [1000,2000) (waited for); the cumulative ACK jumps to 3000
+    // and stops there. Slow start then resends [3000,4000) (waited for) and [4000,5000): the
+    // receiver held that one already, its cumulative ACK jumps from 3000 to 6000.
+    const c = conversation({ sack: false });
+    c.handshake(0, 0.1);
+    for (let i = 0; i < 6; i++) c.serverData(0.2 + i / 1000, i * 1000, 1000);
+    c.clientAck(0.3, 1000);
+    c.clientAck(0.302, 1000);
+    c.serverData(0.6, 1000, 1000); // timeout
+    c.clientAck(0.705, 3000);
+    c.serverData(0.71, 3000, 1000);
+    c.serverData(0.711, 4000, 1000); // needless: the receiver had it
+    c.clientAck(0.815, 6000);
+    c.clientAck(0.816, 6000);
+    const f = onlyFlow(writePcap(c.frames));
+    expect(f.tcp!.server).toMatchObject({ retransmittedPackets: 3, retransmittedBytes: 3000, neededRetransmittedBytes: 2000, needlessRetransmissions: 1 });
+    expect(f.series!.loss).toMatchObject({ sentBytes: 9000, lostBytes: 2000 });
+  });
+
+  it('does not count a spurious retransmission as a loss', () => {
+    const c = conversation();
+    c.handshake(0, 0.1);
+    for (let i = 0; i < 3; i++) c.serverData(0.2 + i / 1000, i * 1000, 1000);
+    c.clientAck(0.3, 1000);
+    c.serverData(0.35, 1000, 1000);
+    c.clientAck(0.36, 3000);
+    const f = onlyFlow(writePcap(c.frames));
+    expect(f.tcp!.server).toMatchObject({ spuriousRetransmissions: 1, neededRetransmittedBytes: 0 });
+    expect(f.series!.loss!.lostBytes).toBe(0);
+  });
+
   it('measures RTT from TCP timestamps when both sides use them', () => {
     const c = conversation({ timestamps: true });
     c.handshake(0, 0.1);

@@ -1,0 +1,121 @@
+/**
+ * The conditions a model was trained under, and whether a flow's lie among them (issue 16). A
+ * verdict read under conditions the model never saw is a guess: the flow is then Unknown with
+ * the reason, whatever its shape says. "Seen" means near some training flow of the same
+ * transport on every axis at once (nearest neighbour, each axis in its own unit):
+ *  - segment size, BDP in segments and the capture's minimum RTT within a factor of 2 (the
+ *    window a shape is drawn in, and how many samples an RTT holds);
+ *  - the share of the round trip behind the capture point within 0.15 (how much of the pipe
+ *    the bytes in flight see);
+ *  - SACK as in training (without it a loss holds the sender in recovery: another shape);
+ *  - reordering, loss before the capture point and needless resends at most one unit (1% of
+ *    packets, 1% of bytes, 10% of resends) above what training saw: less of them is no
+ *    stranger than the lab, more is.
+ * Axes the capture could not measure (null) are skipped: a flow is not shut out for what a
+ * capture cannot tell, but the reason lists them.
+ */
+import { z } from 'zod';
+import type { FlowConditions } from '../trace/types.js';
+
+interface Axis {
+  name: string;
+  unit: string;
+  /** Distance in units of one scale; NaN when either side is unmeasured. */
+  value: (c: FlowConditions) => number | null;
+  scale: number;
+  /** Only values above the training flow's count against the flow. */
+  upperOnly?: boolean;
+}
+
+const log2 = (x: number | null) => (x !== null && x > 0 ? Math.log2(x) : null);
+
+export const ENVELOPE_AXES: readonly Axis[] = [
+  { name: 'segment size', unit: 'bytes', value: (c) => log2(c.segmentBytes), scale: 1 },
+  { name: 'BDP', unit: 'segments', value: (c) => log2(c.bdpPackets), scale: 1 },
+  { name: 'minimum RTT', unit: 'ms', value: (c) => log2(c.minRttSeconds > 0 ? c.minRttSeconds * 1000 : null), scale: 1 },
+  { name: 'visible share of the round trip', unit: '', value: (c) => c.visibleShare, scale: 0.15 },
+  { name: 'SACK', unit: '', value: (c) => (c.sack === null ? null : c.sack ? 1 : 0), scale: 0.5 },
+  { name: 'reordering', unit: 'of packets', value: (c) => c.reorderShare, scale: 0.01, upperOnly: true },
+  { name: 'loss before the capture point', unit: 'of bytes', value: (c) => c.upstreamLossShare, scale: 0.01, upperOnly: true },
+  { name: 'needless resends', unit: 'of resends', value: (c) => c.needlessResendShare, scale: 0.1, upperOnly: true },
+];
+
+export const envelopeSchema = z.object({
+  /** Per transport, the training flows' condition vectors (ENVELOPE_AXES order; null = unmeasured). */
+  tcp: z.array(z.array(z.number().nullable())),
+  quic: z.array(z.array(z.number().nullable())),
+  axes: z.array(z.string()),
+});
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+export function conditionVector(c: FlowConditions): Array<number | null> {
+  return ENVELOPE_AXES.map((a) => {
+    const v = a.value(c);
+    return v === null || !Number.isFinite(v) ? null : Number(v.toFixed(4));
+  });
+}
+
+/** The envelope of the training flows that carry conditions (flows without are not counted). */
+export function fitEnvelope(flows: Array<FlowConditions | undefined>): Envelope {
+  const env: Envelope = { tcp: [], quic: [], axes: ENVELOPE_AXES.map((a) => a.name) };
+  const seen = new Set<string>();
+  for (const c of flows) {
+    if (!c) continue;
+    const v = conditionVector(c);
+    const key = `${c.transport}:${v.join(',')}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    env[c.transport].push(v);
+  }
+  return env;
+}
+
+export interface EnvelopeCheck {
+  inside: boolean;
+  /** Why not (the axes on which even the nearest training flow lies too far), or what could not be checked. */
+  reason: string | null;
+  /** Largest per-axis distance to the nearest training flow, in units. */
+  distance: number;
+}
+
+const fmt = (a: Axis, x: number | null): string => {
+  if (x === null) return 'unmeasured';
+  if (a.name === 'segment size' || a.name === 'BDP' || a.name === 'minimum RTT') return `${Math.round(2 ** x)} ${a.unit}`;
+  if (a.name === 'SACK') return x ? 'on' : 'off';
+  return `${(100 * x).toFixed(1)}%${a.unit ? ` ${a.unit}` : ''}`;
+};
+
+/** Whether a flow's conditions lie among the training flows' (same transport). */
+export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | undefined): EnvelopeCheck {
+  if (!env || !c) return { inside: true, reason: null, distance: 0 };
+  const train = env[c.transport];
+  if (train.length === 0) return { inside: true, reason: null, distance: 0 };
+  const x = conditionVector(c);
+  let best = Infinity;
+  let bestAxes: number[] = [];
+  for (const t of train) {
+    let worst = 0;
+    const far: number[] = [];
+    for (let j = 0; j < ENVELOPE_AXES.length; j++) {
+      const a = ENVELOPE_AXES[j];
+      if (x[j] === null || t[j] === null) continue;
+      const d = a.upperOnly ? Math.max(0, (x[j] as number) - (t[j] as number)) / a.scale : Math.abs((x[j] as number) - (t[j] as number)) / a.scale;
+      if (d > 1) far.push(j);
+      worst = Math.max(worst, d);
+    }
+    if (worst < best) {
+      best = worst;
+      bestAxes = far;
+    }
+  }
+  if (best <= 1) return { inside: true, reason: null, distance: best };
+  // Name each far axis with the flow's value and the range training covered on it.
+  const parts = bestAxes.map((j) => {
+    const a = ENVELOPE_AXES[j];
+    const vals = train.map((t) => t[j]).filter((v): v is number => v !== null);
+    const lo = Math.min(...vals);
+    const hi = Math.max(...vals);
+    return `${a.name} ${fmt(a, x[j])} (trained ${a.upperOnly ? `up to ${fmt(a, hi)}` : lo === hi ? fmt(a, lo) : `${fmt(a, lo)}-${fmt(a, hi)}`})`;
+  });
+  return { inside: false, reason: `conditions unlike any the model was trained under: ${parts.join('; ')}`, distance: best };
+}

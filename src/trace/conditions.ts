@@ -1,0 +1,102 @@
+/**
+ * The conditions a flow was captured under, read from the capture itself: what a verdict needs
+ * to know to say whether the classifier has seen such conditions (issue 16). Our own runs know
+ * their bottleneck; a foreign capture (taken elsewhere, behind another bottleneck, maybe with
+ * SACK off or from another vantage point) only tells through its packets:
+ *  - transport, segment size, SACK (negotiated in the SYNs, or seen in use);
+ *  - the round trips on each side of the capture point (the opening exchange): the share of the
+ *    path behind the capture point is the share of the sender's bytes in flight it can see
+ *    (Nebby: x/(x+20) of the pipe for x ms added after the capture point);
+ *  - the delivery rate (what the bottleneck passed, from the ACKs) and the window it allows in
+ *    packets of the flow's own segment size (the BDP in packets, which sets how a shape looks);
+ *  - reordering and loss before the capture point, and how much of what the sender resent was
+ *    really lost (go-back-N and spurious resends are not).
+ */
+import type { FlowConditions } from './types.js';
+
+export type { FlowConditions };
+
+/** 90th percentile of the rate over windows of `window` seconds, from cumulative-bytes samples. */
+export function busiestRate(t: ArrayLike<number>, bytes: ArrayLike<number>, window: number): number | null {
+  const rates: number[] = [];
+  let j = 0;
+  for (let i = 0; i < t.length; i++) {
+    if (j < i) j = i;
+    while (j < t.length && t[j] - t[i] < window) j++;
+    if (j >= t.length) break;
+    rates.push((bytes[j] - bytes[i]) / (t[j] - t[i]));
+  }
+  if (rates.length === 0) return null;
+  rates.sort((a, b) => a - b);
+  return rates[Math.min(rates.length - 1, Math.floor(0.9 * rates.length))];
+}
+
+const round = (x: number | null, digits = 4): number | null => (x === null || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
+
+export function visibleShareOf(server: number | null, client: number | null): number | null {
+  if (server === null || client === null || !(server + client > 0)) return null;
+  return client / (server + client);
+}
+
+export interface ConditionInputs {
+  transport: 'tcp' | 'quic';
+  segmentBytes: number;
+  sack: boolean | null;
+  rttSeconds: number;
+  minRttSeconds: number;
+  opening: { serverSeconds: number; clientSeconds: number } | null;
+  /** Delivered payload bytes per second at the busiest, or null. */
+  deliveryBytesPerSecond: number | null;
+  tcp?: { dataPackets: number; dataBytes: number; reorderedPackets: number; upstreamLostBytes: number; retransmittedPackets: number; needlessResends: number };
+}
+
+export function flowConditions(c: ConditionInputs): FlowConditions {
+  const server = c.opening?.serverSeconds ?? null;
+  const client = c.opening?.clientSeconds ?? null;
+  const rate = c.deliveryBytesPerSecond;
+  const minRtt = Number.isFinite(c.minRttSeconds) && c.minRttSeconds > 0 ? c.minRttSeconds : null;
+  const tcp = c.tcp;
+  return {
+    transport: c.transport,
+    segmentBytes: Math.round(c.segmentBytes),
+    sack: c.sack,
+    rttSeconds: round(c.rttSeconds, 6) ?? 0,
+    minRttSeconds: round(c.minRttSeconds, 6) ?? 0,
+    serverSideRttSeconds: round(server, 6),
+    clientSideRttSeconds: round(client, 6),
+    visibleShare: round(visibleShareOf(server, client), 3),
+    deliveryKbit: round(rate === null ? null : (rate * 8) / 1000, 1),
+    bdpPackets: round(rate !== null && minRtt !== null && c.segmentBytes > 0 ? (rate * minRtt) / c.segmentBytes : null, 1),
+    reorderShare: tcp ? round(tcp.dataPackets > 0 ? tcp.reorderedPackets / tcp.dataPackets : 0) : null,
+    upstreamLossShare: tcp ? round(tcp.dataBytes + tcp.upstreamLostBytes > 0 ? tcp.upstreamLostBytes / (tcp.dataBytes + tcp.upstreamLostBytes) : 0) : null,
+    needlessResendShare: tcp ? round(tcp.retransmittedPackets > 0 ? tcp.needlessResends / tcp.retransmittedPackets : 0, 3) : null,
+  };
+}
+
+/**
+ * QUIC's round trip on the server's side of the capture point: the shortest wait from a client
+ * datagram to the server's next one, among client datagrams that found the server silent for two
+ * of the client side's round trips (so the reply answers that datagram, not an earlier one).
+ * WHY not just the opening exchange, as for TCP: a QUIC server answers the Initial only after its
+ * TLS work (the lab's Python stack took 1-1.7 s), while a request on an idle connection is
+ * answered at once.
+ */
+export function quicServerSideRtt(ev: { t: ArrayLike<number>; fromServer: ArrayLike<number> }, clientSideRtt: number): number | null {
+  if (!(clientSideRtt > 0)) return null;
+  let best = Infinity;
+  let lastServer = -Infinity;
+  for (let i = 0; i < ev.t.length; i++) {
+    if (ev.fromServer[i]) {
+      lastServer = ev.t[i];
+      continue;
+    }
+    if (ev.t[i] - lastServer < 2 * clientSideRtt) continue;
+    for (let j = i + 1; j < ev.t.length; j++) {
+      if (ev.fromServer[j]) {
+        best = Math.min(best, ev.t[j] - ev.t[i]);
+        break;
+      }
+    }
+  }
+  return Number.isFinite(best) ? best : null;
+}
