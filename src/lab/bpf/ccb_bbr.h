@@ -2,7 +2,8 @@
 /*
  * BBRv2 and BBRv3 as BPF struct_ops congestion controllers (.cong_control with the
  * kernel's rate sample). One implementation, two parameter sets: bbr2.bpf.c and
- * bbr3.bpf.c set CCB_BBR_VERSION and include this file.
+ * bbr3.bpf.c set CCB_BBR_VERSION, the state map's and the ops' names, and include this
+ * file (programs and ops table included).
  *
  * Sources: the IETF CCWG draft (draft-ietf-ccwg-bbr, "BBRv3") for the algorithm and its
  * state machine; the BBRv2 material (draft-cardwell-iccrg-bbr-congestion-control-02 and
@@ -43,8 +44,8 @@
 
 #include "ccb_tcp.h"
 
-#ifndef CCB_BBR_VERSION
-#error "define CCB_BBR_VERSION (2 or 3) before including ccb_bbr.h"
+#if !defined(CCB_BBR_VERSION) || !defined(CCB_BBR_MAP) || !defined(CCB_BBR_OPS)
+#error "define CCB_BBR_VERSION (2 or 3), CCB_BBR_MAP and CCB_BBR_OPS before including ccb_bbr.h"
 #endif
 
 /* Gains are fractions scaled by 256 (BBR_UNIT); bandwidth is packets per second << 16. */
@@ -1168,5 +1169,66 @@ static __always_inline void bbr_cwnd_event_impl(struct sock *sk, enum tcp_ca_eve
 	else if (b->mode == MODE_PROBE_RTT)
 		check_probe_rtt_done(tp, b);
 }
+
+/* The struct_ops programs and the ops table; each .bpf.c names it (CCB_BBR_OPS, the kernel
+ * name, which bpftool and ccbrowse also use to unregister it). */
+#define CCB_STR2(x) #x
+#define CCB_STR(x) CCB_STR2(x)
+
+SEC("struct_ops/bbr_init")
+void BPF_PROG(bbr_init, struct sock *sk)
+{
+	bbr_init_impl(sk);
+}
+
+SEC("struct_ops/bbr_cong_control")
+void BPF_PROG(bbr_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
+{
+	bbr_main_impl(sk, rs);
+}
+
+SEC("struct_ops/bbr_ssthresh")
+__u32 BPF_PROG(bbr_ssthresh, struct sock *sk)
+{
+	return bbr_ssthresh_impl(sk);
+}
+
+SEC("struct_ops/bbr_undo_cwnd")
+__u32 BPF_PROG(bbr_undo_cwnd, struct sock *sk)
+{
+	return bbr_undo_cwnd_impl(sk);
+}
+
+SEC("struct_ops/bbr_set_state")
+void BPF_PROG(bbr_set_state, struct sock *sk, __u8 new_state)
+{
+	bbr_set_state_impl(sk, new_state);
+}
+
+SEC("struct_ops/bbr_cwnd_event")
+void BPF_PROG(bbr_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
+{
+	bbr_cwnd_event_impl(sk, ev);
+}
+
+/* Room for 3 x cwnd in the send buffer: BBR may grow cwnd even during recovery. */
+SEC("struct_ops/bbr_sndbuf_expand")
+__u32 BPF_PROG(bbr_sndbuf_expand, struct sock *sk)
+{
+	return 3;
+}
+
+SEC(".struct_ops")
+struct tcp_congestion_ops CCB_BBR_OPS = {
+	.init = (void *)bbr_init,
+	.cong_control = (void *)bbr_cong_control,
+	.ssthresh = (void *)bbr_ssthresh,
+	.undo_cwnd = (void *)bbr_undo_cwnd,
+	.set_state = (void *)bbr_set_state,
+	.cwnd_event = (void *)bbr_cwnd_event,
+	.sndbuf_expand = (void *)bbr_sndbuf_expand,
+	.flags = TCP_CONG_NON_RESTRICTED,
+	.name = CCB_STR(CCB_BBR_OPS),
+};
 
 #endif /* CCB_BBR_H */
