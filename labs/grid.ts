@@ -44,6 +44,7 @@ export default defineGrid({
     { id: 'host-1', axis: 'host', value: '1 probe at a time', host: { concurrency: 1 }, runs: 1 },
     { id: 'host-load', axis: 'host', value: '4 at once + 2 busy processes', host: { concurrency: 4, cpuLoad: 2 } },
     { id: 'cross', axis: 'cross-traffic', value: 'CUBIC download in the queue', crossTraffic: 'tcp-cubic' },
+    { id: 'xpath', axis: 'cross-traffic', value: 'server-side path of 2 Mbit/s shared with a CUBIC download', path: { crossTraffic: { pathRateKbit: 2000, bufferMs: 30, from: 'tcp-cubic' } } },
     { id: 'video-rtt80', axis: 'profile', value: 'video, 80 ms', profiles: ['video'], path: { rttMs: 80 } },
     // Other bottlenecks (foreign captures are taken behind them): rate, delay, buffer, segments, SACK.
     { id: 'bn-100k-25', axis: 'bottleneck', value: '100 kbit/s, 25 ms, 1 BDP', profiles: ['nebby-50'], profile: { rateKbit: 100, delayMs: 25, buffer: { bdp: 1 } } },

@@ -7,4 +7,6 @@ export default defineProfile({
   rateKbit: 20_000,
   delayMs: 10,
   buffer: { bdp: 1 },
+  forClassification: false,
+  classificationNote: '20 Mbit/s is 100x the Nebby profiles rate and no lab controller has been measured through it: use it to test the shaper, not to name controllers',
 });

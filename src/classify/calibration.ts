@@ -59,3 +59,10 @@ export function calibrate(c: Calibration | undefined, raw: number): number {
   const f = (raw - xs[i - 1]) / (xs[i] - xs[i - 1] || 1);
   return ys[i - 1] + f * (ys[i] - ys[i - 1]);
 }
+
+/**
+ * The model's maps: one for verdicts fused over several profiles, one for a single flow's verdict
+ * (a foreign capture, a single-profile run): their raw confidences come from different rules.
+ */
+export const calibrationsSchema = z.object({ fused: calibrationSchema, single: calibrationSchema });
+export type Calibrations = z.infer<typeof calibrationsSchema>;

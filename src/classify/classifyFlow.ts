@@ -3,6 +3,7 @@
  * application-limited), then the pipeline, then every registered classifier, then fusion.
  */
 import type { BifSeries } from '../trace/types.js';
+import type { PipelineConfig } from './config.js';
 import { EXCLUDED_APP_LIMITED, EXCLUDED_NONE } from './exclusion.js';
 import { activeCount, extractFlowFeatures, type FlowFeatures } from './features.js';
 import { decideFromClaims, type FlowDecision } from './fusion.js';
@@ -131,8 +132,33 @@ export interface ClassifyContext {
 }
 
 export function classifyFlow(series: BifSeries, model: Model, ctx: ClassifyContext = {}): Verdict {
-  const v = classifyShape(series, model);
+  const v = classifyShape(seenFromSender(series, model.pipeline), model);
   return judgeConditions(v, series, model, ctx);
+}
+
+const senderViews = new WeakMap<BifSeries, { cfg: PipelineConfig; view: BifSeries }>();
+
+/**
+ * The series as the sender's whole path would show it (pipeline `path`): RTT-based units in the
+ * sender's own round trip, and the bytes the server's side of the path holds added back. The
+ * same object for the same series and pipeline, so features are extracted once (features.ts).
+ */
+export function seenFromSender(series: BifSeries, cfg: PipelineConfig): BifSeries {
+  const p = cfg.path;
+  const c = series.conditions;
+  const server = c?.serverSideRttSeconds ?? null;
+  if (!p || (!p.fullRtt && !p.invisiblePipe) || !c || server === null || !(server > 0)) return series;
+  const hit = senderViews.get(series);
+  if (hit && hit.cfg === cfg) return hit.view;
+  const rate = c.deliveryKbit !== null ? (c.deliveryKbit * 1000) / 8 : 0;
+  const hidden = p.invisiblePipe ? rate * server : 0;
+  const view: BifSeries = {
+    ...series,
+    rttSeconds: p.fullRtt ? series.rttSeconds + server : series.rttSeconds,
+    bif: hidden > 0 ? Float64Array.from(series.bif, (b) => (b > 0 ? b + hidden : 0)) : series.bif,
+  };
+  senderViews.set(series, { cfg, view });
+  return view;
 }
 
 /**

@@ -59,6 +59,15 @@ export const pipelineConfigSchema = z.object({
     /** Flows application-limited for more than this share of their time get that label. */
     maxFraction: z.number().min(0).max(1),
   }),
+  /**
+   * What the capture point cannot see of the path between it and the server (the round trip on
+   * the server's side, from the flow's own conditions). fullRtt: RTT-based units use the
+   * sender's whole round trip, not only the capture's side of it (a sender grows per its own
+   * RTT). invisiblePipe: bytes in flight get back what the server's side of the path holds
+   * (delivery rate x that round trip), which the capture never sees. Absent: neither (models
+   * trained before).
+   */
+  path: z.object({ fullRtt: z.boolean(), invisiblePipe: z.boolean() }).optional(),
 });
 
 export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;
@@ -72,4 +81,5 @@ export const defaultPipelineConfig: PipelineConfig = {
   segments: { minRtts: 8, minSamples: 20, resamplePoints: 200 },
   shortFlow: { minSeconds: 4, minRtts: 20, minSamples: 50, minActiveRtts: 10 },
   appLimited: { maxFraction: 0.5 },
+  path: { fullRtt: false, invisiblePipe: false },
 };

@@ -8,7 +8,7 @@ import { jsonNumber } from './json.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind } from './verdict.js';
 import { AKAMAI } from './classifiers/akamai.js';
-import { calibrate, type Calibration } from './calibration.js';
+import { calibrate, type Calibrations } from './calibration.js';
 
 export interface FlowDecision {
   label: string;
@@ -130,10 +130,11 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
  * loss-based posteriors are combined (combineLossPosteriors), the rule-based classifiers'
  * claims from every profile are pooled, and one answer stands only if they all agree.
  */
-export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibration } = {}): Verdict {
+export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations } = {}): Verdict {
   const v = fuseJudged(all);
   if (v.kind !== 'cca' || !opts.calibration) return v;
-  return { ...v, confidence: jsonNumber(calibrate(opts.calibration, v.confidence)) ?? 0 };
+  const map = all.length > 1 ? opts.calibration.fused : opts.calibration.single;
+  return { ...v, confidence: jsonNumber(calibrate(map, v.confidence)) ?? 0 };
 }
 
 /** A profile whose conditions the model never saw, or whose bottleneck the host disturbed, gives no evidence. */

@@ -9,13 +9,14 @@ import type { BifSeries } from '../trace/types.js';
 import { BadInputError } from '../util/errors.js';
 import { defaultPipelineConfig, pipelineConfigSchema, type PipelineConfig } from './config.js';
 import { extractFlowFeatures } from './features.js';
+import { seenFromSender } from './classifyFlow.js';
 import type { Json } from './json.js';
 import { labelOf } from './classifiers/lossBased.js';
 import { classifierRegistry } from './registry.js';
 import type { LabelledFeatures } from './types.js';
 import { seriesGate } from './validate.js';
 import { envelopeSchema, fitEnvelope } from './envelope.js';
-import { calibrationSchema } from './calibration.js';
+import { calibrationsSchema } from './calibration.js';
 
 export const MODEL_SCHEMA_VERSION = 1;
 
@@ -31,8 +32,8 @@ export const modelSchema = z.object({
   classifiers: z.record(z.string(), z.unknown()),
   /** The conditions the training flows were captured under (envelope.ts); absent in older models. */
   envelope: envelopeSchema.optional(),
-  /** Maps a fused verdict's raw confidence to the probability it is right (calibration.ts); absent: identity. */
-  calibration: calibrationSchema.optional(),
+  /** Maps a verdict's raw confidence to the probability it is right (calibration.ts): fused and single-profile; absent: identity. */
+  calibration: calibrationsSchema.optional(),
   trainedOn: z.object({
     source: z.string(),
     examples: z.number().int().nonnegative(),
@@ -102,7 +103,7 @@ export function trainModel(labelled: LabelledSeries[], opts: TrainOptions = {}):
     const gate = seriesGate(l.series, pipeline);
     if (gate) skipped.push(`#${i} (${l.label}): ${gate.reason}`);
     else {
-      examples.push({ label: l.label, ...(l.group ? { group: l.group } : {}), features: extractFlowFeatures(l.series, pipeline) });
+      examples.push({ label: l.label, ...(l.group ? { group: l.group } : {}), features: extractFlowFeatures(seenFromSender(l.series, pipeline), pipeline) });
       conditions.push(l.series.conditions);
     }
   });

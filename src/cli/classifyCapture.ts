@@ -6,7 +6,10 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyFlow, loadModel } from '../classify/index.js';
+import { classifyFlow, fuseProfiles, loadModel } from '../classify/index.js';
+import type { HostDisturbance } from '../classify/disturbance.js';
+import { withKnownBottleneck } from '../trace/conditions.js';
+import type { FlowConditions } from '../trace/types.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { Profile } from '../shaper/profile.js';
 import { traceFile } from '../trace/index.js';
@@ -33,24 +36,36 @@ export interface ClassifiedFlowRow {
   /** Share of the bytes the server sent that were lost (null when the trace could not count). */
   lossShare: number | null;
   verdict: string;
+  /** Calibrated: how often verdicts like it were right on conditions the model never trained on. */
   confidence: number;
   reason: string;
+  /** What the capture shows of its own conditions (SACK, segment size, RTTs, visible share, rate, reordering, loss). */
+  conditions: FlowConditions | null;
+  /** Whether those conditions lie among the model's training conditions (null: not measured). */
+  insideTrained: boolean | null;
 }
 
 /** The capture, key log, client and bottleneck a path stands for (a file, or a probe run directory). */
-export function captureInputs(path: string, o: ClassifyCaptureOptions): { pcap: string; keylog?: string; clientIps?: string[]; bottleneck?: BottleneckModel } {
-  if (!(existsSync(path) && statSync(path).isDirectory())) return { pcap: path, keylog: o.keylog, clientIps: o.clientIps, bottleneck: o.bottleneck };
+export function captureInputs(path: string, o: ClassifyCaptureOptions): { pcap: string; keylog?: string; clientIps?: string[]; bottleneck?: BottleneckModel; rateKbit?: number; disturbance?: HostDisturbance } {
+  const known = o.bottleneck ? { rateKbit: o.bottleneck.rateKbit } : {};
+  if (!(existsSync(path) && statSync(path).isDirectory())) return { pcap: path, keylog: o.keylog, clientIps: o.clientIps, bottleneck: o.bottleneck, ...known };
   let { clientIps, bottleneck } = o;
+  let rateKbit = o.bottleneck?.rateKbit;
+  let disturbance: HostDisturbance | undefined;
   const pj = join(path, 'probe.json');
   if (existsSync(pj)) {
-    const probe = JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string; profile?: Profile };
+    const probe = JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string; profile?: Profile; disturbance?: HostDisturbance };
     if (!clientIps && probe.clientAddress) clientIps = [probe.clientAddress];
     // Its profile as applied (cross-traffic probes ran a shared queue), unless --profile said otherwise.
-    if (!o.explicitProfile && probe.profile?.rateKbit !== undefined) bottleneck = bottleneckModelOf(probe.profile);
+    if (!o.explicitProfile && probe.profile?.rateKbit !== undefined) {
+      bottleneck = bottleneckModelOf(probe.profile);
+      rateKbit = probe.profile.rateKbit;
+    }
+    disturbance = probe.disturbance;
   }
   const ownKeylog = join(path, 'keylog.txt');
   const keylog = o.keylog ?? (existsSync(ownKeylog) ? ownKeylog : undefined);
-  return { pcap: join(path, 'capture.pcap'), keylog, clientIps, bottleneck };
+  return { pcap: join(path, 'capture.pcap'), keylog, clientIps, bottleneck, ...(rateKbit ? { rateKbit } : {}), ...(disturbance ? { disturbance } : {}) };
 }
 
 export async function classifyCapture(path: string, o: ClassifyCaptureOptions): Promise<{ file: string; keylog: string | null; flows: ClassifiedFlowRow[] }> {
@@ -58,12 +73,31 @@ export async function classifyCapture(path: string, o: ClassifyCaptureOptions): 
   const model = loadModel(o.model);
   const r = await traceFile(inputs.pcap, { keylog: inputs.keylog, clientIps: inputs.clientIps, bottleneck: inputs.bottleneck });
   const flows = r.flows.map((f): ClassifiedFlowRow => {
-    const v = f.series ? classifyFlow(f.series, model) : null;
+    // A known bottleneck (a probe's profile, --profile) sets the BDP; a foreign capture's is read from its ACKs.
+    const series = f.series && f.series.conditions && inputs.rateKbit ? { ...f.series, conditions: withKnownBottleneck(f.series.conditions, inputs.rateKbit) } : f.series;
+    const raw = series ? classifyFlow(series, model, { disturbance: inputs.disturbance ?? null }) : null;
+    // One flow's verdict, calibrated like every single-profile verdict.
+    const v = raw ? { ...raw, confidence: fuseProfiles([raw], { calibration: model.calibration }).confidence } : null;
     return {
       flow: f.id, tuple: f.tuple, protocol: f.kind, bifMethod: f.bifMethod, bytes: f.toClient.payloadBytes, durationSeconds: f.durationSeconds,
       lossShare: lossShareOf(f.series?.loss),
       verdict: v?.label ?? 'Unknown', confidence: v?.confidence ?? 0, reason: v?.reason ?? 'no bytes-in-flight series (plain UDP)',
+      conditions: series?.conditions ?? null, insideTrained: v?.conditions && series?.conditions ? v.conditions.inside : null,
     };
   });
   return { file: inputs.pcap, keylog: inputs.keylog ?? null, flows };
+}
+
+/** One line a person can read: the conditions a flow was captured under. */
+export function describeConditions(c: FlowConditions | null, inside: boolean | null): string {
+  if (!c) return 'conditions: not measured';
+  const ms = (x: number | null) => (x === null ? '?' : `${(x * 1000).toFixed(0)} ms`);
+  const pc = (x: number | null) => (x === null ? '?' : `${(100 * x).toFixed(1)}%`);
+  const parts = [
+    `${c.transport.toUpperCase()}${c.transport === 'tcp' ? `, SACK ${c.sack === null ? '?' : c.sack ? 'on' : 'off'}` : ''}, segments ${c.segmentBytes} B`,
+    `RTT ${ms(c.minRttSeconds)} on the client's side of the capture point, ${ms(c.serverSideRttSeconds)} on the server's (sees ${pc(c.visibleShare)} of the round trip)`,
+    `delivers ${c.deliveryKbit ?? '?'} kbit/s (BDP ${c.bdpPackets ?? '?'} segments)`,
+  ];
+  if (c.transport === 'tcp') parts.push(`reordered ${pc(c.reorderShare)}, lost before the capture point ${pc(c.upstreamLossShare)}, needless resends ${pc(c.needlessResendShare)}`);
+  return `conditions: ${parts.join('; ')}${inside === null ? '' : inside ? ' - inside the trained conditions' : ' - OUTSIDE the trained conditions'}`;
 }

@@ -16,7 +16,7 @@ import { reapLeftovers, requireRoot } from './common.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
-import { classifyCapture } from './classifyCapture.js';
+import { classifyCapture, describeConditions } from './classifyCapture.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
 const say = (m: string) => process.stderr.write(`${m}\n`);
@@ -41,7 +41,19 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--from-runs <dir>', 'rebuild the dataset from existing probe run directories, then train')
     .option('--append', 'add the new probes to the saved dataset')
     .option('--tcp-only', 'train on TCP traces only')
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean }) => {
+    .option('--grid <dirs>', "train on conditions-grid datasets ('lab grid' output, comma-separated), with the confidence calibrated by leaving one condition out at a time")
+    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; grid?: string }) => {
+      if (o.grid) {
+        const { loadGridEntries, SeriesCache, trainCalibrated } = await import('../train/conditions-bench.js');
+        const entries = loadGridEntries(list(o.grid));
+        say(`training on ${entries.length} traces from ${new Set(entries.map((e) => e.conditionId)).size} conditions; calibrating by leaving one condition out at a time`);
+        const { model, loco } = trainCalibrated(entries, new SeriesCache(), o.grid);
+        const { saveModel } = await import('../classify/index.js');
+        saveModel(model, o.model);
+        const right = loco.filter((x) => x.predicted === x.truth).length;
+        console.log(`trained on ${model.trainedOn.examples} traces -> ${o.model} (classes: ${model.classes.join(', ')}); held-out conditions: ${right}/${loco.length} right before calibration`);
+        return;
+      }
       let running;
       if (o.fromRuns) {
         saveDataset(o.dataset, await entriesFromRuns(o.fromRuns));
@@ -214,7 +226,10 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       if (o.json) console.log(JSON.stringify({ file: r.file, keylog: r.keylog, model: o.model, flows: r.flows }, null, 2));
       else {
         console.log(`${'flow'.padEnd(8)} ${'proto'.padEnd(5)} ${'bytes'.padStart(9)} ${'dur s'.padStart(6)}  ${'verdict'.padEnd(20)} conf  reason`);
-        for (const x of r.flows) console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
+        for (const x of r.flows) {
+          console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
+          if (x.conditions) console.log(`         ${describeConditions(x.conditions, x.insideTrained)}`);
+        }
       }
       process.exitCode = ExitCode.ok;
     });

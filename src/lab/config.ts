@@ -57,6 +57,16 @@ export const regionSchema = z.object({
    */
   loss: z.object({ percent: z.number().min(0).max(50), burstLen: z.number().min(1).max(100).optional() }).strict().optional(),
   /**
+   * Cross traffic on the server-side path: the region's data direction passes a link of
+   * pathRateKbit (a byte FIFO of bufferMs at that rate) that it shares with a bulk TCP download
+   * from the region's origin `from` to the lab router, which never ends while the lab is up.
+   */
+  crossTraffic: z.object({
+    pathRateKbit: z.number().min(8).max(10_000_000),
+    bufferMs: z.number().min(1).max(2000).default(100),
+    from: originName,
+  }).strict().optional(),
+  /**
    * How this region's TCP origins send (the kernel stack's details real servers differ in):
    * initial congestion window (segments; Linux's default is 10), pacing (the kernel's internal
    * pacing at the controller's rate, as fq or SO_MAX_PACING_RATE turn on), and TSO-like bursts
@@ -93,6 +103,10 @@ export const labConfigSchema = z.object({
   for (const [i, r] of cfg.regions.entries()) {
     for (const o of [...(r.origins ?? []), ...Object.keys(r.cca)]) {
       if (!names.has(o)) ctx.addIssue({ code: 'custom', path: ['regions', i], message: `unknown origin ${o}` });
+    }
+    if (r.crossTraffic) {
+      const from = cfg.origins.find((x) => x.name === r.crossTraffic!.from);
+      if (!from || from.serve !== 'tcp') ctx.addIssue({ code: 'custom', path: ['regions', i, 'crossTraffic', 'from'], message: `cross traffic comes from a TCP origin of the lab; ${r.crossTraffic.from} is not one` });
     }
     for (const [o, cca] of Object.entries(r.cca)) {
       const origin = cfg.origins.find((x) => x.name === o);

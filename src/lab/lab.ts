@@ -103,6 +103,10 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
     }
   };
   await Promise.all([worker(), worker(), worker()]);
+  for (const r of net.regions) {
+    const from = r.path.crossTraffic && origins.find((o) => o.region === r.name && o.name === r.path.crossTraffic!.from);
+    if (from) startPathCrossTraffic(stack, net.routerNs, from, certs.caCertPath);
+  }
   origins.sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true }));
   return {
     schemaVersion: 1, labId, name: cfg.name, routerNs: net.routerNs,
@@ -158,4 +162,27 @@ export function regionHostMap(lab: LabState, region: string): Record<string, str
 export async function originReachable(lab: LabState, fromNs: string, origin: LabOriginState): Promise<boolean> {
   const r = await run('ip', ['netns', 'exec', fromNs, 'ping', '-c', '1', '-W', '2', origin.ip], { allowFailure: true });
   return r.code === 0;
+}
+
+/**
+ * The server-side path's cross traffic: a download from one of the region's origins to the
+ * router (1 GiB: hours at a lab path's rate), started again whenever it ends, for as long as the
+ * lab is up. Each download is a process on the lab's stack, so unwinding or the reaper ends it.
+ */
+function startPathCrossTraffic(stack: CleanupStack, routerNs: string, from: LabOriginState, ca: string): void {
+  const url = `https://${from.hosts[0]}/bytes/1000000000`;
+  const launch = (): void => {
+    const child = start('ip', ['netns', 'exec', routerNs, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
+      '--resolve', `${from.hosts[0]}:443:${from.ip}`, url], { stdio: 'ignore' });
+    child.on('error', () => {});
+    if (child.pid === undefined) throw new CcbError(`could not start the server-side cross traffic from ${from.name}`);
+    const proc = { kind: 'process' as const, pid: child.pid, startTime: processStartTime(child.pid) ?? '', what: `server-side cross traffic from ${from.name}@${from.region}` };
+    stack.push(proc);
+    child.once('exit', () => {
+      stack.forget(proc);
+      // Ended on its own (not by the stack unwinding): the path stays loaded.
+      if (!stack.isUnwinding()) setTimeout(() => { if (!stack.isUnwinding()) launch(); }, 1000);
+    });
+  };
+  launch();
 }

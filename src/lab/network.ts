@@ -17,6 +17,8 @@ import type { LabConfig, RegionConfig } from './config.js';
 
 /** What a region's server-side path does besides its constant delay, and how its TCP origins send. */
 export interface RegionPath {
+  /** A shared link on the server-side path and the download that loads it (src/lab/path-cross.ts). */
+  crossTraffic: { pathRateKbit: number; bufferMs: number; from: string } | null;
   jitterReorders: boolean;
   reorder: { percent: number; extraMs: number } | null;
   loss: { percent: number; burstLen: number | null } | null;
@@ -25,6 +27,7 @@ export interface RegionPath {
 
 export function regionPath(r: RegionConfig): RegionPath {
   return {
+    crossTraffic: r.crossTraffic ? { ...r.crossTraffic } : null,
     jitterReorders: r.jitterReorders && r.jitterMs > 0,
     reorder: r.reorder && r.reorder.percent > 0 ? { ...r.reorder } : null,
     loss: r.loss && r.loss.percent > 0 ? { percent: r.loss.percent, burstLen: r.loss.burstLen ?? null } : null,
@@ -98,6 +101,7 @@ export async function createLabRouter(stack: CleanupStack, labId: string, cfg: L
         await run('ip', ['netns', 'exec', routerNs, 'iptables', '-w', '-t', 'mangle', '-A', ...rule]);
       }
     }
+    if (path.crossTraffic) await shapeRegionPath(stack, routerNs, bridge, index, path.crossTraffic);
     regions.push({ name: r.name, index, bridge, gateway, rttMs: r.rttMs, jitterMs: r.jitterMs, path });
   }
   return { labId, routerNs, regions };
@@ -150,4 +154,27 @@ export async function connectRunToLab(stack: CleanupStack, opts: { runId: string
   await run('ip', ['-n', opts.upstreamNs, 'route', 'add', LAB_ORIGIN_BLOCK, 'via', routerAddr]);
   await run('ip', ['netns', 'exec', opts.upstreamNs, 'iptables', '-w', '-t', 'nat', '-A', 'POSTROUTING', '-o', 'lab0', '-j', 'MASQUERADE']);
   return { runAddr };
+}
+
+/**
+ * The server-side link a region's data shares with cross traffic: what leaves the region's
+ * origins enters the router through the bridge, is redirected through an IFB whose HTB class
+ * passes pathRateKbit into a byte FIFO of bufferMs, then goes on (to runs, or to the router
+ * itself for the cross traffic's own download).
+ */
+async function shapeRegionPath(stack: CleanupStack, routerNs: string, bridge: string, index: number, c: NonNullable<RegionPath['crossTraffic']>): Promise<void> {
+  const ifb = `ifb${index}`;
+  stack.push({ kind: 'link', name: ifb, netns: routerNs });
+  await run('ip', ['-n', routerNs, 'link', 'add', ifb, 'type', 'ifb']);
+  await run('ip', ['-n', routerNs, 'link', 'set', ifb, 'up']);
+  const limit = Math.max(3000, Math.round(((c.pathRateKbit * 1000) / 8) * (c.bufferMs / 1000)));
+  const burst = Math.max(1600, Math.ceil((c.pathRateKbit * 1000) / 8 / 1000));
+  await run('tc', ['-n', routerNs, '-batch', '-'], { input: [
+    `qdisc add dev ${ifb} root handle 1: htb default 1`,
+    `class add dev ${ifb} parent 1: classid 1:1 htb rate ${c.pathRateKbit}kbit ceil ${c.pathRateKbit}kbit burst ${burst} cburst ${burst}`,
+    `qdisc add dev ${ifb} parent 1:1 handle 10: bfifo limit ${limit}`,
+    `qdisc add dev ${bridge} handle ffff: ingress`,
+    // u32 matching everything: this kernel has no cls_matchall.
+    `filter add dev ${bridge} parent ffff: protocol all u32 match u32 0 0 action mirred egress redirect dev ${ifb}`,
+  ].join('\n') + '\n' });
 }

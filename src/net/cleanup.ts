@@ -64,6 +64,11 @@ export class CleanupStack {
     return this.entries.length;
   }
 
+  /** True once unwinding has begun (a process that restarts itself must then stay down). */
+  isUnwinding(): boolean {
+    return this.unwinding !== undefined;
+  }
+
   /**
    * Undoes everything in reverse order; returns the resources that could not be removed.
    * A second call (e.g. a signal during a normal unwind) waits for the same unwind.

@@ -37,6 +37,8 @@ export const profileRefSchema = z.object({
   delayMs: finite.nonnegative().optional(),
   bufferBytes: nonNegInt.optional(),
   lossPercent: finite.min(0).max(100).optional(),
+  /** False when the profile is marked not for classification (its flows are then Unknown); absent in older runs. */
+  forClassification: z.boolean().optional(),
   /**
    * The bottleneck as the run applied it, for QUIC bytes in flight without keys
    * (src/trace/quic-model.ts); null when it cannot be replayed (shared queue, random loss).

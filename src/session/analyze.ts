@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { classifyFlow } from '../classify/index.js';
+import { disturbanceSchema, type Disturbance } from '../shaper/disturbance.js';
+import { withKnownBottleneck } from '../trace/conditions.js';
 import type { Model } from '../classify/model.js';
 import type { Verdict } from '../classify/verdict.js';
 import { readNetLog, type NetLogEndpoint } from '../correlate/netlog.js';
@@ -63,8 +65,12 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
   return null;
 }
 
+/** Per profile: how the measuring host disturbed the bottleneck during the activity (src/shaper/disturbance.ts). */
+export const DISTURBANCE_FILE = 'disturbance.json';
+
 export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[],
-  opts: { lab?: boolean; bottleneck?: BottleneckModel | null } = {}): Promise<ProfileAnalysis> {
+  opts: { lab?: boolean; bottleneck?: BottleneckModel | null; rateKbit?: number; notForClassification?: boolean } = {}): Promise<ProfileAnalysis> {
+  const disturbance = readDisturbance(join(dir, DISTURBANCE_FILE));
   const warnings: string[] = [];
   // With the TLS key log (kept by --keep-keys, or still there when a run analyses before
   // deleting it) QUIC flows get exact bytes in flight; without it, a replay of the profile's
@@ -112,7 +118,13 @@ export async function analyzeProfile(dir: string, profile: string, model: Model,
         reason: 'UDP media flow (RTP/SRTP) of a call: real-time media has no TCP-like congestion window to read', posterior: {}, evidence: null });
     } else if (protocol === 'tcp' || protocol === 'quic') {
       if (!f.series) continue;
-      const v = classifyFlow(f.series, model);
+      // The run knows its bottleneck: its rate, not what a paused flow delivered, sets the BDP.
+      const rate = opts.rateKbit ?? bottleneck?.rateKbit;
+      const series = f.series.conditions && rate ? { ...f.series, conditions: withKnownBottleneck(f.series.conditions, rate) } : f.series;
+      const v: Verdict = opts.notForClassification
+        ? { schemaVersion: 1, label: 'Unknown', kind: 'unknown', confidence: 0, shapeCluster: null, evidence: null,
+          reason: `profile ${profile} is not for classification: no lab controller was measured through it` }
+        : classifyFlow(series, model, { disturbance });
       rawVerdicts.set(id, v);
       verdicts.push(verdictRecordFromClassifier(id, v));
     }
@@ -154,4 +166,14 @@ function annotateHar(dir: string, reqs: { url: string; flowId: string | null; as
     e._ccbrowse = { flowId: r?.flowId ?? null, assetType: r?.assetType ?? null, verdict: v?.label ?? null, confidence: v?.confidence ?? null };
   }
   writeFileSync(join(dir, 'session.ccb.har'), JSON.stringify(har));
+}
+
+/** The profile's disturbance record, or null (runs recorded before it, or an unreadable file). */
+function readDisturbance(path: string): Disturbance | null {
+  if (!existsSync(path)) return null;
+  try {
+    return disturbanceSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch {
+    return null;
+  }
 }

@@ -29,7 +29,8 @@ import { writeRunFiles } from '../results/write.js';
 import type { RunInfo } from '../results/schema.js';
 import { repoRoot } from '../util/paths.js';
 import { ARTIFACTS, runBrowserSession } from './browser-session.js';
-import { analyzeProfile, modelId, REQUESTS_FILE, type ProfileAnalysis } from './analyze.js';
+import { analyzeProfile, DISTURBANCE_FILE, modelId, REQUESTS_FILE, type ProfileAnalysis } from './analyze.js';
+import { disturbanceOf, loadAverage } from '../shaper/disturbance.js';
 import { formatBytes, formatProgress, ProgressMeter, type ProgressSample } from './progress.js';
 import { summarize, summarizeAssetTypes, type AssetTypeRow, type SummaryRow } from './summary.js';
 
@@ -80,6 +81,10 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   mkdirSync(dir, { recursive: true });
   const profiles: Profile[] = await Promise.all((opts.profiles ?? opts.scenario.profiles).map((p) => loadProfile(p)));
   const modelPath = opts.modelPath ?? defaultModelPath();
+  // Said before anything runs: a profile no controller was measured through names none.
+  for (const p of profiles.filter((x) => !x.forClassification)) {
+    say(`warning: profile ${p.name} is not for classification (${p.classificationNote ?? 'never measured in the lab'}): its flows will be Unknown`);
+  }
   let browserVersion = 'unknown';
   const incomplete: string[] = [];
   const abort = new AbortController();
@@ -88,7 +93,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     schemaVersion: 1, runId,
     scenario: { name: opts.scenario.name, kind: opts.scenario.kind, file: opts.scenarioFile },
     site, startUrl: opts.scenario.startUrl, region: opts.region, mode: opts.mode,
-    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, bottleneck: bottleneckModelOf(p) ?? null })),
+    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, forClassification: p.forClassification, bottleneck: bottleneckModelOf(p) ?? null })),
     repeat: opts.repeat, startedAt: startedAt.toISOString(), endedAt: endedAt?.toISOString() ?? null,
     status, incompleteReason: status === 'incomplete' ? incomplete.join('; ') || 'interrupted' : undefined,
     versions: { tool: TOOL_VERSION, browser: browserVersion, model: modelId(modelPath) },
@@ -161,6 +166,9 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       }
       browserVersion = session.browserVersion;
       writeFileSync(join(pdir, REQUESTS_FILE), JSON.stringify(session.requests));
+      // How the host disturbed the bottleneck meanwhile: a verdict through a disturbed one says so.
+      const late = await shaper.delayLine?.stats().catch(() => undefined);
+      writeFileSync(join(pdir, DISTURBANCE_FILE), JSON.stringify(disturbanceOf(late, profileStart * 1e6, Date.now() * 1000, await loadAverage())));
       const atEnd = meter.counters();
       const stats = await capture.stop();
       writeFileSync(join(pdir, 'capture-stats.json'), JSON.stringify({ ...stats, ...atEnd }));
@@ -214,7 +222,9 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
   for (const p of opts.profiles) {
     // The bottleneck the run recorded, not today's profile file of the same name.
     const bottleneck = run.profiles.find((r) => r.name === p)?.bottleneck;
-    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab, bottleneck })); } catch { /* a profile without capture: nothing to analyse */ }
+    const ref = run.profiles.find((r) => r.name === p);
+    const notForClassification = ref?.forClassification === false;
+    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab, bottleneck, rateKbit: ref?.rateKbit, notForClassification })); } catch { /* a profile without capture: nothing to analyse */ }
   }
   const runId = opts.runId ?? run.runId;
   writeRunFiles(dir, {
@@ -223,5 +233,5 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
     assets: { schemaVersion: 1, runId, assets: analyses.flatMap((a) => a.assets) },
     verdicts: { schemaVersion: 1, runId, model: modelId(modelPath), analysedAt: new Date().toISOString(), verdicts: analyses.flatMap((a) => a.verdicts) },
   });
-  return { summary: summarize(analyses), byAssetType: summarizeAssetTypes(analyses), byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])), analyses };
+  return { summary: summarize(analyses, model.calibration), byAssetType: summarizeAssetTypes(analyses, model.calibration), byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])), analyses };
 }

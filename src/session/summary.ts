@@ -4,6 +4,7 @@
  * that carried the most bytes of that host / asset type), and the per-profile verdicts it was
  * fused from (flow, bytes, duration), so a reader can see what each profile saw.
  */
+import type { Calibrations } from '../classify/calibration.js';
 import { fuseProfiles } from '../classify/index.js';
 import type { Verdict } from '../classify/verdict.js';
 import type { ProfileAnalysis } from './analyze.js';
@@ -50,13 +51,14 @@ const MEDIA: Omit<RowVerdict, 'perProfile'> = {
   label: 'WebRTC media', kind: 'media', confidence: 1, reason: 'RTP/SRTP media of a call (no TCP-like window to read)',
 };
 
-function fused(perProfile: Map<string, Candidate>, media: boolean): RowVerdict {
+function fused(perProfile: Map<string, Candidate>, media: boolean, calibration?: Calibrations): RowVerdict {
   const pp = Object.fromEntries([...perProfile.entries()].map(([p, c]) => [p, {
     flowId: c.flowId, label: c.v.label, kind: c.v.kind, confidence: c.v.confidence, bytes: c.bytes, durationMs: c.durationMs,
   }]));
   if (media) return { ...MEDIA, perProfile: pp };
   const verdicts = [...perProfile.values()].map((x) => x.v);
-  const f = verdicts.length > 1 ? fuseProfiles(verdicts) : verdicts[0];
+  // Fused (and calibrated) even for one profile: its confidence then says how often such verdicts were right.
+  const f = verdicts.length ? fuseProfiles(verdicts, { calibration }) : undefined;
   return { label: f?.label ?? 'Unknown', kind: f?.kind ?? 'unknown', confidence: f?.confidence ?? 0, reason: f?.reason ?? 'no classifiable flow', perProfile: pp };
 }
 
@@ -68,7 +70,7 @@ function durations(a: ProfileAnalysis): Map<string, number> {
  * One row per server host: the flows that carried the page's bytes from it, their asset
  * types, and one verdict fused across profiles (each profile's largest flow from that host).
  */
-export function summarize(analyses: ProfileAnalysis[]): SummaryRow[] {
+export function summarize(analyses: ProfileAnalysis[], calibration?: Calibrations): SummaryRow[] {
   const hosts = new Map<string, { types: Set<string>; protocol: string; flows: number; perProfile: Map<string, Candidate> }>();
   for (const a of analyses) {
     const dur = durations(a);
@@ -84,7 +86,7 @@ export function summarize(analyses: ProfileAnalysis[]): SummaryRow[] {
     }
   }
   return [...hosts.entries()].map(([host, h]) => ({
-    host, assetTypes: [...h.types].sort(), protocol: h.protocol, flows: h.flows, ...fused(h.perProfile, h.protocol === 'udp-rtp'),
+    host, assetTypes: [...h.types].sort(), protocol: h.protocol, flows: h.flows, ...fused(h.perProfile, h.protocol === 'udp-rtp', calibration),
   })).sort((a, b) => a.host.localeCompare(b.host));
 }
 
@@ -93,7 +95,7 @@ export function summarize(analyses: ProfileAnalysis[]): SummaryRow[] {
  * profiles (each profile's flow that carried the most bytes of that type). WebRTC media is
  * its own row (type "webrtc") when the run had any.
  */
-export function summarizeAssetTypes(analyses: ProfileAnalysis[]): AssetTypeRow[] {
+export function summarizeAssetTypes(analyses: ProfileAnalysis[], calibration?: Calibrations): AssetTypeRow[] {
   const types = new Map<string, { hosts: Set<string>; protocols: Set<string>; flows: number; bytes: number; perProfile: Map<string, Candidate> }>();
   for (const a of analyses) {
     const dur = durations(a);
@@ -114,6 +116,6 @@ export function summarizeAssetTypes(analyses: ProfileAnalysis[]): AssetTypeRow[]
   }
   return [...types.entries()].map(([assetType, t]) => ({
     assetType, hosts: [...t.hosts].sort(), protocols: [...t.protocols].sort(), flows: t.flows, bytes: Math.round(t.bytes),
-    ...fused(t.perProfile, assetType === 'webrtc'),
+    ...fused(t.perProfile, assetType === 'webrtc', calibration),
   })).sort((a, b) => a.assetType.localeCompare(b.assetType));
 }

@@ -46,6 +46,15 @@ export const profileSchema = z
     ackAggregationMs: z.number().min(0).max(200).default(0),
     /** The client's TCP delays ACKs (Linux: about every second segment); false = an ACK per segment (quickack). */
     delayedAck: z.boolean().default(true),
+    /**
+     * Whether verdicts read through this bottleneck mean anything: false for a profile the lab has
+     * never measured controllers through (a run then says so before it starts, and its flows are
+     * Unknown). A user's own profile stays classifiable: its verdicts still stand only where its
+     * conditions lie among the model's training conditions (src/classify/envelope.ts).
+     */
+    forClassification: z.boolean().default(true),
+    /** Why not, shown with the warning. */
+    classificationNote: z.string().optional(),
     /** How many per-flow queues to prepare; later flows reuse queues round-robin. */
     maxFlows: z.number().int().min(1).max(4096).default(1024),
   })

@@ -100,3 +100,25 @@ export function quicServerSideRtt(ev: { t: ArrayLike<number>; fromServer: ArrayL
   }
   return Number.isFinite(best) ? best : null;
 }
+
+/** Frame bytes per TCP segment beyond its payload: IP 20 + TCP 20 + timestamps 12 + Ethernet 14. */
+const TCP_FRAME_OVERHEAD = 66;
+/** ... and per QUIC datagram: IP 20 + UDP 8 + Ethernet 14. */
+const UDP_FRAME_OVERHEAD = 42;
+
+/**
+ * The conditions with the delivery rate and BDP of a bottleneck the caller knows (our own runs
+ * record the profile they ran behind). WHY: a browser's flow is often paused by its page (a
+ * player fetching a segment at a time), so what it delivered is below what the path allows,
+ * and its BDP in segments would read smaller than the one its window really met.
+ */
+export function withKnownBottleneck(c: FlowConditions, rateKbit: number): FlowConditions {
+  if (!(rateKbit > 0) || !(c.segmentBytes > 0)) return c;
+  const overhead = c.transport === 'tcp' ? TCP_FRAME_OVERHEAD : UDP_FRAME_OVERHEAD;
+  const payloadBytesPerSecond = ((rateKbit * 1000) / 8) * (c.segmentBytes / (c.segmentBytes + overhead));
+  return {
+    ...c,
+    deliveryKbit: round((payloadBytesPerSecond * 8) / 1000, 1),
+    bdpPackets: round(c.minRttSeconds > 0 ? (payloadBytesPerSecond * c.minRttSeconds) / c.segmentBytes : null, 1),
+  };
+}

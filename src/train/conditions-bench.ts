@@ -9,7 +9,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
-import { calibrate, fitCalibration, type Calibration } from '../classify/calibration.js';
+import { calibrate, fitCalibration, type Calibrations } from '../classify/calibration.js';
+import { defaultPipelineConfig, type PipelineConfig } from '../classify/config.js';
 import type { BifSeries } from '../trace/types.js';
 import { designFamilyOf, holdOutVerdict } from './bench.js';
 import { loadDataset, toSeries, type DatasetEntry } from './dataset.js';
@@ -83,8 +84,10 @@ export function judge(entries: GridEntry[], model: Model, cache: SeriesCache): O
 }
 
 /** Trains without each condition in turn and judges that condition's measurements. */
-export function leaveOneConditionOut(entries: GridEntry[], cache: SeriesCache, opts: { only?: string[]; train?: (es: GridEntry[]) => Model } = {}): Outcome[] {
-  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'leave-one-condition-out', seriesOf: (e) => cache.of(e as GridEntry) }));
+export interface BenchTrainOptions { pipeline?: PipelineConfig }
+
+export function leaveOneConditionOut(entries: GridEntry[], cache: SeriesCache, opts: { only?: string[]; train?: (es: GridEntry[]) => Model } & BenchTrainOptions = {}): Outcome[] {
+  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'leave-one-condition-out', seriesOf: (e) => cache.of(e as GridEntry), pipeline: opts.pipeline }));
   const out: Outcome[] = [];
   for (const id of [...new Set(entries.map((e) => e.conditionId))].sort()) {
     if (opts.only && !opts.only.includes(id)) continue;
@@ -95,8 +98,8 @@ export function leaveOneConditionOut(entries: GridEntry[], cache: SeriesCache, o
 }
 
 /** Trains without each controller (label) in turn and judges its measurements under every condition. */
-export function holdOneControllerOut(entries: GridEntry[], cache: SeriesCache, opts: { train?: (es: GridEntry[]) => Model } = {}): Outcome[] {
-  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'hold-one-out', seriesOf: (e) => cache.of(e as GridEntry) }));
+export function holdOneControllerOut(entries: GridEntry[], cache: SeriesCache, opts: { train?: (es: GridEntry[]) => Model } & BenchTrainOptions = {}): Outcome[] {
+  const train = opts.train ?? ((es) => trainFromEntries(es, { source: 'hold-one-out', seriesOf: (e) => cache.of(e as GridEntry), pipeline: opts.pipeline }));
   const out: Outcome[] = [];
   for (const label of [...new Set(entries.map((e) => e.label))].sort()) {
     const model = train(entries.filter((e) => e.label !== label));
@@ -208,26 +211,50 @@ export function openSetTable(os: Outcome[]): string {
  * The shipped model: trained on every grid condition, its confidence calibrated on how often
  * leave-one-condition-out verdicts of each raw confidence were right (calibration.ts).
  */
-export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string): { model: Model; loco: Outcome[] } {
-  const loco = leaveOneConditionOut(entries, cache);
-  const model = trainFromEntries(entries, { source, seriesOf: (e) => cache.of(e as GridEntry) });
-  model.calibration = calibrationFrom(loco, `leave one condition out over ${source} (${loco.length} measurements)`);
+export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string, opts: BenchTrainOptions = {}): { model: Model; loco: Outcome[] } {
+  const loco = leaveOneConditionOut(entries, cache, opts);
+  const model = trainFromEntries(entries, { source, seriesOf: (e) => cache.of(e as GridEntry), pipeline: opts.pipeline });
+  model.calibration = calibrationsFrom(loco, `leave one condition out over ${source} (${loco.length} measurements)`);
   return { model, loco };
 }
 
-export function calibrationFrom(os: Outcome[], fittedOn: string): Calibration {
-  return fitCalibration(os.filter((o) => !NON_ANSWERS.has(o.predicted)).map((o) => ({ confidence: o.confidence, right: o.predicted === o.truth })), fittedOn);
+const answers = (os: Array<{ predicted: string; confidence: number; truth: string }>) =>
+  os.filter((o) => !NON_ANSWERS.has(o.predicted)).map((o) => ({ confidence: o.confidence, right: o.predicted === o.truth }));
+
+/** Single-profile verdicts of the outcomes (every profile of every measurement). */
+export const singleProfile = (os: Outcome[]) => os.flatMap((o) => o.perProfile.map((p) => ({ truth: o.truth, predicted: p.predicted, confidence: p.confidence })));
+
+/** Both maps from held-out outcomes: fused from measurements of several profiles, single from every profile's own verdict. */
+export function calibrationsFrom(os: Outcome[], fittedOn: string): Calibrations {
+  return {
+    fused: fitCalibration(answers(os.filter((o) => o.perProfile.length > 1)), `${fittedOn}, fused`),
+    single: fitCalibration(answers(singleProfile(os)), `${fittedOn}, single profile`),
+  };
 }
 
 /**
- * Honest calibration figures: each condition's verdicts calibrated by a map fitted on the other
- * conditions' held-out verdicts only (the map never saw the condition it is scored on).
+ * Honest calibration figures: each condition's verdicts calibrated by maps fitted on the other
+ * conditions' held-out verdicts only (the maps never saw the condition they are scored on).
  */
 export function calibratedLoco(loco: Outcome[]): Outcome[] {
   const out: Outcome[] = [];
   for (const id of [...new Set(loco.map((o) => o.conditionId))]) {
-    const c = calibrationFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`);
-    for (const o of loco.filter((x) => x.conditionId === id)) out.push(NON_ANSWERS.has(o.predicted) ? o : { ...o, confidence: calibrate(c, o.confidence) });
+    const c = calibrationsFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`);
+    for (const o of loco.filter((x) => x.conditionId === id)) {
+      const map = o.perProfile.length > 1 ? c.fused : c.single;
+      out.push({
+        ...o,
+        confidence: NON_ANSWERS.has(o.predicted) ? o.confidence : calibrate(map, o.confidence),
+        perProfile: o.perProfile.map((p) => (NON_ANSWERS.has(p.predicted) ? p : { ...p, confidence: calibrate(c.single, p.confidence) })),
+      });
+    }
   }
   return out;
+}
+
+/** The default pipeline with its path corrections set from a flag ('fullRtt,invisiblePipe', 'none'). */
+export function pipelineWithPath(flag: string | undefined): PipelineConfig {
+  if (flag === undefined) return defaultPipelineConfig;
+  const on = new Set(flag.split(','));
+  return { ...defaultPipelineConfig, path: { fullRtt: on.has('fullRtt'), invisiblePipe: on.has('invisiblePipe') } };
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { traceFile, type TraceResult } from '../trace/index.js';
 import type { BifSeries, FlowConditions } from '../trace/types.js';
 import { lossAt } from '../trace/loss-timeline.js';
+import { withKnownBottleneck } from '../trace/conditions.js';
 import type { LabelledSeries } from '../classify/index.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
 import { disturbanceSchema } from '../shaper/disturbance.js';
@@ -119,7 +120,8 @@ export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | nu
     ...(s.appLimited ? { appLimited: Array.from(s.appLimited) } : {}),
     ...(s.loss ? { loss: { ...s.loss } } : {}),
     ...(o.result.disturbance ? { disturbance: o.result.disturbance } : {}),
-    ...(s.conditions ? { flowConditions: { ...s.conditions } } : {}),
+    // The bottleneck the probe ran behind is known: its rate, not what the flow delivered, sets the BDP.
+    ...(s.conditions ? { flowConditions: { ...withKnownBottleneck(s.conditions, o.profile.rateKbit) } } : {}),
   };
 }
 

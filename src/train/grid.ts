@@ -15,8 +15,19 @@ import { BadInputError } from '../util/errors.js';
 
 const conditionId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,15}$/, 'lower-case letters, digits and "-", at most 16 characters (it names a lab region)');
 
-/** The server-side path of a condition: a lab region without its name. */
-const pathSchema = regionSchema.omit({ name: true, cca: true, origins: true });
+/**
+ * The server-side path of a condition: a lab region's fields without their defaults (a default
+ * here would override the base: a condition that only adds jitter would also reset its RTT).
+ */
+const pathSchema = z.object({
+  rttMs: z.number().min(0).max(2000).optional(),
+  jitterMs: z.number().min(0).max(500).optional(),
+  jitterReorders: z.boolean().optional(),
+  reorder: regionSchema.shape.reorder,
+  loss: regionSchema.shape.loss,
+  crossTraffic: regionSchema.shape.crossTraffic,
+  sender: z.object({ initcwnd: z.number().int().min(1).max(1000).optional(), pacing: z.boolean().optional(), tso: z.boolean().optional() }).strict().optional(),
+}).strict();
 
 const profileOverridesSchema = z.object({
   /** Another bottleneck under the profile's name: its rate and one-way delay. */
@@ -44,7 +55,7 @@ export const gridConditionSchema = z.object({
   /** The value on that axis, as a short human label ('150 ms', '0.5 BDP', 'off'). */
   value: z.string().min(1),
   /** Server-side path; unset fields take the base's. */
-  path: pathSchema.partial().optional(),
+  path: pathSchema.optional(),
   /** Network profiles (names or files); default the base's. */
   profiles: z.array(z.string()).min(1).optional(),
   /** Changes to every profile of the condition. */
@@ -65,7 +76,7 @@ export const gridSchema = z.object({
   /** Lab configuration the origins come from. */
   lab: z.string().default('labs/train.ts'),
   base: z.object({
-    path: pathSchema.partial().default({}),
+    path: pathSchema.default({}),
     profiles: z.array(z.string()).min(1).default(['nebby-50', 'nebby-100']),
     host: hostSchema.default({}),
   }).strict(),
@@ -120,6 +131,7 @@ export const DEFAULT_CONCURRENCY = 4;
 
 export function resolveCondition(g: Grid, c: GridCondition): ResolvedCondition {
   const path = { ...g.base.path, ...(c.path ?? {}) };
+  if (g.base.path.sender || c.path?.sender) path.sender = { ...g.base.path.sender, ...c.path?.sender };
   return {
     id: c.id,
     axis: c.axis,

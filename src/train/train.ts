@@ -5,6 +5,7 @@
  */
 import type { CrossTrafficSpec } from './probes.js';
 import type { BifSeries } from '../trace/types.js';
+import type { PipelineConfig } from '../classify/config.js';
 import { existsSync } from 'node:fs';
 import { trainModel, saveModel, type Model } from '../classify/index.js';
 import type { RunningLab } from '../lab/state.js';
@@ -61,6 +62,8 @@ export async function collect(lab: RunningLab, o: CollectOptions): Promise<Datas
 export interface TrainFromOptions {
   /** The series of an entry (benchmarks pass one object per entry so features are extracted once). */
   seriesOf?: (e: DatasetEntry) => BifSeries;
+  /** Pipeline tunables (default: the shipped defaults). */
+  pipeline?: PipelineConfig;
   /** Labels to leave out (hold-one-out). */
   exclude?: string[];
   /** Train on these protocols' traces only. */
@@ -73,6 +76,7 @@ export function trainFromEntries(entries: DatasetEntry[], o: TrainFromOptions): 
   const version = new Date().toISOString();
   const origins = [...new Set(used.map((e) => e.origin))].sort();
   return trainModel(labelledFrom(used, o.seriesOf), {
+    ...(o.pipeline ? { pipeline: o.pipeline } : {}),
     provenance: 'lab',
     source: o.source,
     note: `lab-trained ${version}: ${used.length} traces from ${origins.length} origins (${origins.join(', ')}), profiles ${[...new Set(used.map((e) => e.profile))].join('+')}, regions ${[...new Set(used.map((e) => e.region))].join('+')}${o.exclude?.length ? `; held out ${o.exclude.join(', ')}` : ''}`,

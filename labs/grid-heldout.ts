@@ -1,0 +1,32 @@
+import { defineGrid } from '../src/train/grid.js';
+
+// Held-out conditions (issue 16): values and combinations the training grid (labs/grid.ts) never
+// measured, probed after every choice of the classifier was fixed, to test it on paths it was not
+// tuned on. One measurement per controller and condition.
+const TCP = ['tcp'] as const;
+export default defineGrid({
+  name: 'h1',
+  lab: 'labs/train.ts',
+  origins: [
+    'tcp-reno', 'tcp-cubic', 'tcp-bbr', 'tcp-vegas', 'tcp-westwood', 'tcp-htcp', 'tcp-bic', 'tcp-illinois', 'tcp-veno',
+    'tcp-highspeed', 'tcp-scalable', 'tcp-yeah',
+    'quinn-newreno', 'quinn-cubic', 'quinn-bbr', 'aioquic-reno', 'aioquic-cubic',
+  ],
+  base: { path: { rttMs: 10 }, profiles: ['nebby-50', 'nebby-100'], host: { concurrency: 4 } },
+  runs: 1,
+  seconds: 30,
+  conditions: [
+    { id: 'h-base', axis: 'base', value: 'a fresh round of the base condition' },
+    { id: 'h-rtt-200', axis: 'server-rtt', value: '200 ms', path: { rttMs: 200 } },
+    { id: 'h-rtt-25j', axis: 'mixed', value: '25 ms, 2 ms jitter, 0.2% loss', path: { rttMs: 25, jitterMs: 2, loss: { percent: 0.2 } } },
+    { id: 'h-buf-3', axis: 'buffer', value: '3 BDP', profile: { buffer: { bdp: 3 } } },
+    { id: 'h-buf-07ns', axis: 'mixed', value: '0.7 BDP, SACK off', profile: { buffer: { bdp: 0.7 }, sack: false }, protocols: [...TCP] },
+    { id: 'h-loss-1b', axis: 'server-loss', value: '1% bursty (8 packets), 60 ms', path: { rttMs: 60, loss: { percent: 1, burstLen: 8 } } },
+    { id: 'h-reord', axis: 'reorder', value: '5% held 4 ms, 30 ms', path: { rttMs: 30, reorder: { percent: 5, extraMs: 4 } } },
+    { id: 'h-video-40', axis: 'profile', value: 'video, 40 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 40, jitterMs: 3 } },
+    { id: 'h-bn-300k', axis: 'bottleneck', value: '300 kbit/s, 35 ms, 1.5 BDP', profiles: ['nebby-50'], profile: { rateKbit: 300, delayMs: 35, buffer: { bdp: 1.5 } } },
+    { id: 'h-bn-150k-ns', axis: 'bottleneck', value: '150 kbit/s, 30 ms, 1 BDP, SACK off', profiles: ['nebby-50'], profile: { rateKbit: 150, delayMs: 30, buffer: { bdp: 1 }, sack: false }, protocols: [...TCP] },
+    { id: 'h-iw-pace', axis: 'mixed', value: 'IW 20, paced, TSO, 80 ms', path: { rttMs: 80, sender: { initcwnd: 20, pacing: true, tso: true } }, protocols: [...TCP] },
+    { id: 'h-load', axis: 'host', value: '6 at once + 3 busy processes', host: { concurrency: 6, cpuLoad: 3 } },
+  ],
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { checkEnvelope, fitEnvelope } from '../../../src/classify/envelope.js';
+import type { FlowConditions } from '../../../src/trace/types.js';
+
+const lab = (o: Partial<FlowConditions> = {}): FlowConditions => ({
+  transport: 'tcp', segmentBytes: 88, sack: true, rttSeconds: 0.25, minRttSeconds: 0.1, serverSideRttSeconds: 0.01, clientSideRttSeconds: 0.1,
+  visibleShare: 0.9, deliveryKbit: 114, bdpPackets: 16, reorderShare: 0, upstreamLossShare: 0, needlessResendShare: 0, ...o,
+});
+
+describe('the conditions envelope', () => {
+  const env = fitEnvelope([lab(), lab({ minRttSeconds: 0.2, bdpPackets: 32, visibleShare: 0.95 }), lab({ sack: false }), lab({ transport: 'quic', segmentBytes: 1300, sack: true, bdpPackets: 2, reorderShare: null, upstreamLossShare: null, needlessResendShare: null })]);
+
+  it('holds flows near a training flow on every axis at once', () => {
+    expect(checkEnvelope(env, lab({ bdpPackets: 20 })).inside).toBe(true);
+    expect(checkEnvelope(env, lab({ sack: false, minRttSeconds: 0.15 })).inside).toBe(true);
+  });
+
+  it('shuts out a flow far on one axis, and says which axis and what training covered', () => {
+    const c = checkEnvelope(env, lab({ segmentBytes: 1448 }));
+    expect(c.inside).toBe(false);
+    expect(c.reason).toMatch(/segment size 1448 bytes \(trained 88 bytes\)/);
+    expect(checkEnvelope(env, lab({ minRttSeconds: 0.02 })).reason).toMatch(/minimum RTT 20 ms/);
+    expect(checkEnvelope(env, lab({ visibleShare: 0.3 })).inside).toBe(false);
+  });
+
+  it('holds reordering and loss against a flow only above what training saw', () => {
+    expect(checkEnvelope(env, lab({ reorderShare: 0.005 })).inside).toBe(true);
+    expect(checkEnvelope(env, lab({ reorderShare: 0.05 })).inside).toBe(false);
+    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.03 })).reason).toMatch(/loss before the capture point/);
+  });
+
+  it('judges a flow against its own transport, and skips what the capture could not measure', () => {
+    expect(checkEnvelope(env, lab({ transport: 'quic', segmentBytes: 1250, bdpPackets: 2.2, reorderShare: null, upstreamLossShare: null, needlessResendShare: null })).inside).toBe(true);
+    expect(checkEnvelope(env, lab({ transport: 'quic', segmentBytes: 88 })).inside).toBe(false);
+    expect(checkEnvelope(env, lab({ visibleShare: null, bdpPackets: null })).inside).toBe(true);
+  });
+
+  it('a model or a flow without conditions is not judged by them', () => {
+    expect(checkEnvelope(undefined, lab()).inside).toBe(true);
+    expect(checkEnvelope(env, undefined).inside).toBe(true);
+  });
+});
