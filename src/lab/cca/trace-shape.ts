@@ -34,34 +34,44 @@ export function level(samples: readonly TcpInfoSample[], field: 'unacked' | 'cwn
   return { median: m, spread: (q(0.75) - q(0.25)) / m };
 }
 
+/** A field with a centred moving average over `windowUs` removed (slow drift gone). */
+function detrended(samples: readonly TcpInfoSample[], field: 'unacked' | 'cwnd', windowUs: number): number[] {
+  const dt = (samples[samples.length - 1].tUs - samples[0].tUs) / Math.max(1, samples.length - 1);
+  const half = Math.max(1, Math.round(windowUs / dt / 2));
+  const xs = samples.map((x) => x[field]);
+  return xs.map((x, i) => {
+    const a = Math.max(0, i - half);
+    const b = Math.min(xs.length - 1, i + half);
+    let sum = 0;
+    for (let k = a; k <= b; k++) sum += xs[k];
+    return x - sum / (b - a + 1);
+  });
+}
+
 /**
- * The lag (us) in [minLagUs, maxLagUs] where the autocorrelation of a field (resampled on
- * the trace's own sampling grid, mean removed) peaks, and how strong that peak is (-1..1).
- * null when the trace is too short for the lags asked.
+ * The cycles of an oscillation: with slow drift removed (centred moving average over
+ * `detrendUs`), the times the field rises through its trend, counted only after it went at
+ * least `hysteresis` below it (noise crossings do not count). Returns the intervals between
+ * consecutive rises (us) and their median: the period, robust to the odd disturbed cycle.
  */
-export function dominantPeriod(
+export function oscillationPeriod(
   samples: readonly TcpInfoSample[], field: 'unacked' | 'cwnd',
-  opts: { fromUs?: number; minLagUs: number; maxLagUs: number },
-): { lagUs: number; strength: number } | null {
+  opts: { fromUs?: number; detrendUs: number; hysteresis: number },
+): { periodUs: number; cycles: number; intervalsUs: number[] } {
   const s = samples.filter((x) => x.tUs >= (opts.fromUs ?? 0));
-  if (s.length < 10) return null;
-  const dt = (s[s.length - 1].tUs - s[0].tUs) / (s.length - 1);
-  const xs = s.map((x) => x[field]);
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const ys = xs.map((x) => x - mean);
-  const var0 = ys.reduce((a, y) => a + y * y, 0);
-  if (var0 === 0) return null;
-  const lo = Math.max(1, Math.round(opts.minLagUs / dt));
-  const hi = Math.min(ys.length - 2, Math.round(opts.maxLagUs / dt));
-  if (hi < lo) return null;
-  let best = { lagUs: NaN, strength: -Infinity };
-  for (let k = lo; k <= hi; k++) {
-    let acc = 0;
-    for (let i = 0; i + k < ys.length; i++) acc += ys[i] * ys[i + k];
-    const r = (acc / (ys.length - k)) / (var0 / ys.length);
-    if (r > best.strength) best = { lagUs: k * dt, strength: r };
+  if (s.length < 10) return { periodUs: NaN, cycles: 0, intervalsUs: [] };
+  const ys = detrended(s, field, opts.detrendUs);
+  const rises: number[] = [];
+  let below = false;
+  for (let i = 0; i < ys.length; i++) {
+    if (ys[i] <= -opts.hysteresis) below = true;
+    else if (below && ys[i] >= opts.hysteresis) {
+      rises.push(s[i].tUs);
+      below = false;
+    }
   }
-  return best;
+  const intervalsUs = rises.slice(1).map((t, i) => t - rises[i]);
+  return { periodUs: median(intervalsUs), cycles: intervalsUs.length, intervalsUs };
 }
 
 /** A window cut made without a loss: cwnd fell by at least `minCut` between two samples

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TcpInfoSample } from '../../../src/lab/cca/tcpinfo.js';
 import { bdpPackets, cruiseRate, gainEpisodes, intervalsUs, minRttDecreases, probeRttDelays, windowDips } from '../../../src/lab/cca/bbr-trace.js';
-import { dominantPeriod, level, losslessCuts, pathEstimate } from '../../../src/lab/cca/trace-shape.js';
+import { level, losslessCuts, oscillationPeriod, pathEstimate } from '../../../src/lab/cca/trace-shape.js';
 
 const MSS = 1448;
 const RATE = 2_400_000; // bytes/s (~19.2 Mbit/s)
@@ -76,14 +76,19 @@ describe('trace-shape', () => {
     expect(l.spread).toBeLessThan(0.02);
   });
 
-  it('finds a 5-RTT oscillation (Copa-like) and not a 2-RTT one', () => {
+  it('finds a 5-RTT oscillation (Copa-like) through drift and noise, and none in a flat level', () => {
     const periodUs = 200_000; // 5 RTTs of 40 ms
-    const s = Array.from({ length: 1000 }, (_, i) => sample(i * 10_000, { cwnd: Math.round(70 + 6 * Math.sin((2 * Math.PI * i * 10_000) / periodUs)) }));
-    const p = dominantPeriod(s, 'cwnd', { minLagUs: 80_000, maxLagUs: 360_000 });
-    expect(p).not.toBeNull();
-    expect(p!.lagUs).toBeCloseTo(periodUs, -4);
-    expect(p!.strength).toBeGreaterThan(0.9);
-    expect(dominantPeriod(s.slice(0, 5), 'cwnd', { minLagUs: 80_000, maxLagUs: 360_000 })).toBeNull();
+    const s = Array.from({ length: 1000 }, (_, i) => {
+      const t = i * 10_000;
+      // +-3 packets every 5 RTTs, on a slow drift, with +-1 of sampling noise
+      return sample(t, { cwnd: Math.round(70 + 3 * Math.sin((2 * Math.PI * t) / periodUs) + 10 * Math.sin((2 * Math.PI * t) / 4_000_000) + ((i * 7919) % 3) - 1) });
+    });
+    const p = oscillationPeriod(s, 'cwnd', { detrendUs: 320_000, hysteresis: 0.5 });
+    expect(p.cycles).toBeGreaterThan(40);
+    expect(p.periodUs).toBeGreaterThan(180_000);
+    expect(p.periodUs).toBeLessThan(220_000);
+    const flat = Array.from({ length: 1000 }, (_, i) => sample(i * 10_000, { cwnd: 86 }));
+    expect(oscillationPeriod(flat, 'cwnd', { detrendUs: 320_000, hysteresis: 0.5 }).cycles).toBe(0);
   });
 
   it('counts window cuts without a loss, not those with one', () => {
