@@ -22,12 +22,13 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
-import { CleanupStack, unwindOnSignals } from '../src/net/cleanup.js';
+import { CleanupStack } from '../src/net/cleanup.js';
+import { startProcess } from '../src/net/launch.js';
 import { processStartTime, undo, type Resource } from '../src/net/resources.js';
 import { startDelayLine, udpProbeBinaryPath, type DelayLineStats } from '../src/shaper/delayline.js';
 import { CcbError } from '../src/util/errors.js';
 import { quantile } from '../src/util/stats.js';
-import { run, runIn, sleep, start } from '../src/util/exec.js';
+import { run, runIn, sleep } from '../src/util/exec.js';
 
 // ---------------------------------------------------------------- lab topology
 
@@ -130,7 +131,7 @@ interface ProbeProcess {
 
 /** Starts ccb-udpprobe in `ns`, registered on the stack until it exits. */
 function startProbe(stack: CleanupStack, ns: string, args: string[]): ProbeProcess {
-  const child = start('ip', ['netns', 'exec', ns, udpProbeBinaryPath(), ...args]);
+  const child = startProcess(udpProbeBinaryPath(), args, { what: `ccb-udpprobe ${args[0]} in ${ns}`, stack: null, netns: ns }).child;
   const resource: Resource = { kind: 'process', pid: child.pid ?? -1, startTime: processStartTime(child.pid ?? -1) ?? '', what: `ccb-udpprobe ${args[0]} in ${ns}` };
   // forget() while the stack unwinds would make it pop the wrong entry: track that here.
   let unwinding = false;
@@ -425,7 +426,6 @@ export async function runBench(opts: { delayMs: number; seconds: number; rates: 
   await ensureNativeBuilt();
   const tag = randomTag();
   const stack = new CleanupStack(`ccbdl-bench-${tag}`);
-  const removeHandlers = unwindOnSignals(stack);
   try {
     const lab = await buildDelayLab(stack, tag);
     const logDir = join(tmpdir(), `ccbdl-bench-${tag}`); // the receiver's packet logs
@@ -458,7 +458,6 @@ export async function runBench(opts: { delayMs: number; seconds: number; rates: 
     // unwind() returns at once if a signal handler is already unwinding: wait for that
     // one to finish, or the caller's exit would cut it short.
     for (let i = 0; i < 600 && stack.size > 0; i++) await sleep(50);
-    removeHandlers();
     for (const f of failures) opts.log(`could not remove ${f}`);
   }
 }

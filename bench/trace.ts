@@ -12,7 +12,7 @@ import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from '
 import { performance } from 'node:perf_hooks';
 import { readCapture } from '../src/trace/pcap.js';
 import { traceFile } from '../src/trace/trace.js';
-import { start } from '../src/util/exec.js';
+import { startProcess } from '../src/net/launch.js';
 import { tcpFrame } from '../tests/unit/trace/pcap-writer.js';
 
 function arg(name: string, fallback?: string): string | undefined {
@@ -124,9 +124,9 @@ function runTshark(path: string): Promise<Timing> {
   return new Promise((resolve, reject) => {
     const c0 = childrenCpu();
     const t0 = performance.now();
-    const child = start('tshark', ['-r', path, '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'tcp.seq', '-e', 'tcp.ack'], {
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    const child = startProcess('tshark', ['-r', path, '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'tcp.seq', '-e', 'tcp.ack'], {
+      what: 'tshark', stack: null, stdio: ['ignore', 'ignore', 'ignore'],
+    }).child;
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`tshark exit ${code}`));

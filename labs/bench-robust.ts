@@ -1,4 +1,4 @@
-import { defineLab, TCP_CCAS } from '../src/lab/config.js';
+import { defineLab, TCP_CCAS } from 'ccbrowse';
 
 // Robustness benchmark lab (`lab bench` on traces the model never saw, under conditions it
 // was not trained on): the 16 trained TCP controllers behind a 150 ms region and a jittery 20 ms one.

@@ -1,4 +1,4 @@
-import { defineLab, TCP_CCAS } from '../src/lab/config.js';
+import { defineLab, TCP_CCAS } from 'ccbrowse';
 
 // The default lab: the five lab sites' origins with mixed controllers (as real services
 // mix CDNs), one bulk origin per TCP controller and per QUIC stack/controller for probes

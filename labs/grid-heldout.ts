@@ -1,4 +1,4 @@
-import { defineGrid } from '../src/train/grid.js';
+import { defineGrid } from 'ccbrowse';
 
 // Held-out conditions (issue 16): values and combinations the training grid (labs/grid.ts) never
 // measured, probed after every choice of the classifier was fixed, to test it on paths it was not

@@ -1,4 +1,4 @@
-import { defineGrid } from '../src/train/grid.js';
+import { defineGrid } from 'ccbrowse';
 
 // The conditions grid (issue 16): each condition changes one thing (or, for the mixed ones,
 // several) from the base: lab region 10 ms from the bottleneck, both Nebby profiles, 4 probes
@@ -46,6 +46,13 @@ export default defineGrid({
     { id: 'cross', axis: 'cross-traffic', value: 'CUBIC download in the queue', crossTraffic: 'tcp-cubic' },
     { id: 'xpath', axis: 'cross-traffic', value: 'server-side path of 2 Mbit/s shared with a CUBIC download', path: { crossTraffic: { pathRateKbit: 2000, bufferMs: 30, from: 'tcp-cubic' } } },
     { id: 'video-rtt80', axis: 'profile', value: 'video, 80 ms', profiles: ['video'], path: { rttMs: 80 } },
+    // The video profile along the main axes too, so its verdicts are measured like the Nebby profiles'.
+    { id: 'video-rtt0', axis: 'profile', value: 'video, 0 ms', profiles: ['video'], path: { rttMs: 0 } },
+    { id: 'video-rtt150', axis: 'profile', value: 'video, 150 ms', profiles: ['video'], path: { rttMs: 150 } },
+    { id: 'video-buf1', axis: 'profile', value: 'video, 1 BDP', profiles: ['video'], profile: { buffer: { bdp: 1 } } },
+    { id: 'video-buf4', axis: 'profile', value: 'video, 4 BDP', profiles: ['video'], profile: { buffer: { bdp: 4 } } },
+    { id: 'video-lossb', axis: 'profile', value: 'video, 1% bursty loss', profiles: ['video'], path: { loss: { percent: 1, burstLen: 4 } } },
+    { id: 'video-jit', axis: 'profile', value: 'video, 5 ms reordering jitter', profiles: ['video'], path: { jitterMs: 5, jitterReorders: true } },
     // Other bottlenecks (foreign captures are taken behind them): rate, delay, buffer, segments, SACK.
     { id: 'bn-100k-25', axis: 'bottleneck', value: '100 kbit/s, 25 ms, 1 BDP', profiles: ['nebby-50'], profile: { rateKbit: 100, delayMs: 25, buffer: { bdp: 1 } } },
     { id: 'bn-400k-20', axis: 'bottleneck', value: '400 kbit/s, 20 ms, 1 BDP', profiles: ['nebby-50'], profile: { rateKbit: 400, delayMs: 20, buffer: { bdp: 1 } } },

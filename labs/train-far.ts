@@ -1,4 +1,4 @@
-import { defineLab, TCP_CCAS } from '../src/lab/config.js';
+import { defineLab, TCP_CCAS } from 'ccbrowse';
 
 // The training/benchmark lab: one bulk origin per trained controller (16 TCP, 5 QUIC; the
 // open-set strangers are in labs/open-set.ts) and one region, nothing else (the sites'

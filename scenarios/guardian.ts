@@ -1,4 +1,4 @@
-import { defineScenario, dismissPopups, scrollThrough } from '../src/scenario/index.js';
+import { defineScenario, dismissPopups, scrollThrough } from 'ccbrowse';
 
 // A news front page: The Guardian's international edition (many images from its image
 // CDN, scripts, fonts; a Sourcepoint consent dialog in an iframe for EU visitors).

@@ -1,4 +1,4 @@
-import { clickFirstVisible, defineScenario, webrtcCounters, sleep } from '../src/scenario/index.js';
+import { clickFirstVisible, defineScenario, webrtcCounters, sleep } from 'ccbrowse';
 import type { Page } from 'playwright-core';
 
 // A video call on a public Jitsi Meet instance that allows anonymous rooms (Freifunk

@@ -1,4 +1,4 @@
-import { clickFirstVisible, defineScenario, waitForPlayback } from '../src/scenario/index.js';
+import { clickFirstVisible, defineScenario, waitForPlayback } from 'ccbrowse';
 
 // Internet radio: SomaFM (listener-supported, no account, no ads). Its web player plays a
 // station on a click; if the player cannot be started, the station's direct stream is

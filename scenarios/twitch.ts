@@ -1,4 +1,4 @@
-import { clickFirstVisible, defineScenario, dismissPopups, ensurePlaying, waitForPlayback } from '../src/scenario/index.js';
+import { clickFirstVisible, defineScenario, dismissPopups, ensurePlaying, waitForPlayback } from 'ccbrowse';
 import type { Page } from 'playwright-core';
 
 // Twitch live video: the live-channel directory, sorted by viewers, then the first live

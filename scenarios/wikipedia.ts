@@ -1,4 +1,4 @@
-import { clickFirstVisible, defineScenario, dismissPopups, scrollThrough } from '../src/scenario/index.js';
+import { clickFirstVisible, defineScenario, dismissPopups, scrollThrough } from 'ccbrowse';
 
 // A reference page: one English Wikipedia article with figures, read top to bottom so
 // lazy-loaded images load as they would for a reader.

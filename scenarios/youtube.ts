@@ -1,4 +1,4 @@
-import { clickFirstVisible, defineScenario, dismissPopups, ensurePlaying, waitForPlayback } from '../src/scenario/index.js';
+import { clickFirstVisible, defineScenario, dismissPopups, ensurePlaying, waitForPlayback } from 'ccbrowse';
 import type { Page } from 'playwright-core';
 
 // YouTube video on demand. Big Buck Bunny (Blender Foundation, CC BY): public, embeddable,

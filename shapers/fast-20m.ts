@@ -1,4 +1,4 @@
-import { defineProfile } from '../src/shaper/profile.js';
+import { defineProfile } from 'ccbrowse';
 
 // A broadband profile used by the shaper's own tests: 20 Mbit/s, 10 ms one-way.
 export default defineProfile({

@@ -1,4 +1,4 @@
-import { defineProfile } from '../src/shaper/profile.js';
+import { defineProfile } from 'ccbrowse';
 
 // A GEO satellite link: ~300 ms one-way (real Viasat RTT median 597 ms), 20 Mbit/s,
 // 1 BDP of buffer (measured links use 0.25-2 BDP).

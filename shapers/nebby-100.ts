@@ -1,4 +1,4 @@
-import { defineProfile } from '../src/shaper/profile.js';
+import { defineProfile } from 'ccbrowse';
 
 // Nebby's second profile: same rate and buffer, 100 ms one-way (200 ms added RTT).
 export default defineProfile({

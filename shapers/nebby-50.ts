@@ -1,4 +1,4 @@
-import { defineProfile } from '../src/shaper/profile.js';
+import { defineProfile } from 'ccbrowse';
 
 // Nebby's first profile: 200 kbit/s, 50 ms one-way (100 ms added RTT), 2 BDP of buffer.
 export default defineProfile({

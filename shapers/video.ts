@@ -1,4 +1,4 @@
-import { defineProfile } from '../src/shaper/profile.js';
+import { defineProfile } from 'ccbrowse';
 
 // For video: Nebby advises > 500 kbit/s so players do not fall to their lowest bitrate
 // and pause; 1.5 Mbit/s keeps a 360p-480p stream playing while the sender stays

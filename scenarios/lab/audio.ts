@@ -1,4 +1,4 @@
-import { defineScenario, labAssetRules, labUrl, waitForPlayback } from '../../src/scenario/index.js';
+import { defineScenario, labAssetRules, labUrl, waitForPlayback } from 'ccbrowse';
 
 // The lab's radio-like audio stream: AAC segments from the audio origin, looping.
 export default defineScenario({

@@ -1,4 +1,4 @@
-import { defineScenario, labUrl } from '../../src/scenario/index.js';
+import { defineScenario, labUrl } from 'ccbrowse';
 
 // The lab's WebRTC call. The page is the caller; the SESSION starts the answering peer
 // (src/lab/sites/call-peer.ts, startCallPeer) in the lab's server namespace, in room

@@ -1,4 +1,4 @@
-import { defineScenario, labAssetRules, labUrl, waitForPlayback } from '../../src/scenario/index.js';
+import { defineScenario, labAssetRules, labUrl, waitForPlayback } from 'ccbrowse';
 
 // The lab's live stream: a manifest that moves with the wall clock, polled by the player,
 // segments from the live origin.

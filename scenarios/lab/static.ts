@@ -1,4 +1,4 @@
-import { defineScenario, labUrl, scrollThrough } from '../../src/scenario/index.js';
+import { defineScenario, labUrl, scrollThrough } from 'ccbrowse';
 
 // The lab's news-like page (~3 MB): HTML, scripts and styles from the page origin, fonts,
 // photos and thumbnails from the images origin.

@@ -1,4 +1,4 @@
-import { defineScenario, labAssetRules, labUrl, waitForPlayback } from '../../src/scenario/index.js';
+import { defineScenario, labAssetRules, labUrl, waitForPlayback } from 'ccbrowse';
 
 // The lab's video-on-demand page: an MSE player whose segments come from the media origin
 // (its own congestion controller); around it the watch page: ~440 kB of app bundles and styles

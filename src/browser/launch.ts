@@ -11,7 +11,7 @@ import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
 import type { CleanupStack } from '../net/cleanup.js';
 import { processStartTime, undo } from '../net/resources.js';
 import { sleep } from '../util/exec.js';
-import { CHROMIUM_PATH } from '../lab/sites/chromium.js';
+import { CHROMIUM_PATH, SIGNALS_ARE_OURS } from './chromium.js';
 
 export interface LaunchedBrowser {
   browser: Browser;
@@ -73,6 +73,7 @@ export async function launchInNamespace(stack: CleanupStack, opts: {
   const user = browserUser();
   const { path: wrapper, pidFile, dir } = namespaceChromium(stack, opts.netns, user);
   const browser = await chromium.launch({
+    ...SIGNALS_ARE_OURS,
     executablePath: wrapper,
     headless: opts.headless ?? true,
     // Unprivileged: the sandbox stays on (Playwright would otherwise add --no-sandbox).

@@ -3,11 +3,8 @@
  * start() returns only once tcpdump is really listening, so no packet of the run is
  * missed; stop() lets tcpdump flush and reads its drop counters into the run's metadata.
  */
-import type { ChildProcess } from 'node:child_process';
-import { CcbError } from '../util/errors.js';
-import { start } from '../util/exec.js';
 import type { CleanupStack } from '../net/cleanup.js';
-import { processStartTime, type Resource } from '../net/resources.js';
+import { launch } from '../net/launch.js';
 
 export interface CaptureStats {
   captured: number;
@@ -32,37 +29,22 @@ export function parseTcpdumpStats(stderr: string): CaptureStats {
 }
 
 export async function startCapture(stack: CleanupStack, opts: {
-  netns: string; dev: string; file: string; snaplen?: number; filter?: string; readyTimeoutMs?: number;
+  netns: string; dev: string; file: string; snaplen?: number; filter?: string; readyTimeoutMs?: number; signal?: AbortSignal;
 }): Promise<Capture> {
-  const args = ['netns', 'exec', opts.netns, 'tcpdump', '-i', opts.dev, '-s', String(opts.snaplen ?? 128),
+  const args = ['-i', opts.dev, '-s', String(opts.snaplen ?? 128),
     '-w', opts.file, '-U', '-n', '-B', '8192',
     // Keep root: with privilege drop the tcpdump user could not write into the run directory.
     '-Z', 'root', '--immediate-mode', ...(opts.filter ? [opts.filter] : [])];
-  const child: ChildProcess = start('ip', args);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const pid = child.pid!;
-  const resource: Resource = { kind: 'process', pid, startTime: processStartTime(pid) ?? '', what: `tcpdump on ${opts.dev}` };
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-
+  const p = await launch('tcpdump', args, {
+    what: `tcpdump on ${opts.dev}`, stack, netns: opts.netns, signal: opts.signal,
+    ready: { stream: 'stderr', pattern: /listening on/, timeoutMs: opts.readyTimeoutMs ?? 10_000 },
+    // SIGINT: tcpdump flushes the file and prints its counters.
+    stopSignal: 'SIGINT', killAfterMs: 5000,
+    fix: 'check that tcpdump is installed (./setup.sh) and that you run as root',
+  });
   const stop = async (): Promise<CaptureStats> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // SIGINT: flush and print stats
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-    stack.forget(resource);
-    return parseTcpdumpStats(stderr);
+    await p.stop();
+    return parseTcpdumpStats(p.stderr());
   };
-  stack.push(resource, async () => { await stop(); });
-
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 10_000);
-  while (!/listening on/.test(stderr)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new CcbError(`tcpdump did not start on ${opts.dev} in ${opts.netns}: ${stderr.trim() || 'no output'}`,
-        'check that tcpdump is installed (./setup.sh) and that you run as root');
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return { file: opts.file, pid, stop };
+  return { file: opts.file, pid: p.pid, stop };
 }

@@ -7,6 +7,7 @@
  * posterior of 0.99 on a path unlike the lab's is right much less often than 99 in 100.
  */
 import { z } from 'zod';
+import { confidenceModelSchema } from './confidence.js';
 
 export const calibrationSchema = z.object({
   /** Raw confidences (ascending) and the probability of being right at each; linear between. */
@@ -64,5 +65,14 @@ export function calibrate(c: Calibration | undefined, raw: number): number {
  * The model's maps: one for verdicts fused over several profiles, one for a single flow's verdict
  * (a foreign capture, a single-profile run): their raw confidences come from different rules.
  */
-export const calibrationsSchema = z.object({ fused: calibrationSchema, single: calibrationSchema });
+export const calibrationsSchema = z.object({
+  fused: calibrationSchema,
+  single: calibrationSchema,
+  /**
+   * When present, a verdict's indicators (confidence.ts) go through these logistic models first
+   * and the isotonic maps above take their output, not the raw confidence.
+   */
+  fusedModel: confidenceModelSchema.optional(),
+  singleModel: confidenceModelSchema.optional(),
+});
 export type Calibrations = z.infer<typeof calibrationsSchema>;

@@ -38,6 +38,9 @@ export const ENVELOPE_AXES: readonly Axis[] = [
   { name: 'reordering', unit: 'of packets', value: (c) => c.reorderShare, scale: 0.01, upperOnly: true },
   { name: 'loss before the capture point', unit: 'of bytes', value: (c) => c.upstreamLossShare, scale: 0.01, upperOnly: true },
   { name: 'needless resends', unit: 'of resends', value: (c) => c.needlessResendShare, scale: 0.1, upperOnly: true },
+  // Read exactly (2), through a replayed bottleneck (1) or guessed by Nebby's heuristic (0): the
+  // model learned shapes from exact bytes in flight, and a heuristic's are other shapes.
+  { name: 'bytes in flight', unit: '', value: (c) => (c.bifMethod === undefined ? null : c.bifMethod === 'exact' ? 2 : c.bifMethod === 'replayed' ? 1 : 0), scale: 0.5 },
 ];
 
 export const envelopeSchema = z.object({
@@ -82,6 +85,7 @@ const fmt = (a: Axis, x: number | null): string => {
   if (x === null) return 'unmeasured';
   if (a.name === 'segment size' || a.name === 'BDP' || a.name === 'minimum RTT') return `${Math.round(2 ** x)} ${a.unit}`;
   if (a.name === 'SACK') return x ? 'on' : 'off';
+  if (a.name === 'bytes in flight') return ['estimated (no keys)', 'replayed', 'exact'][x] ?? String(x);
   return `${(100 * x).toFixed(1)}%${a.unit ? ` ${a.unit}` : ''}`;
 };
 

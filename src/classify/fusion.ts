@@ -9,6 +9,7 @@ import { UNKNOWN, type Claim } from './types.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind } from './verdict.js';
 import { AKAMAI } from './classifiers/akamai.js';
 import { calibrate, type Calibrations } from './calibration.js';
+import { confidenceOf, reliabilityOf } from './confidence.js';
 
 export interface FlowDecision {
   label: string;
@@ -133,8 +134,10 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
 export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations } = {}): Verdict {
   const v = fuseJudged(all);
   if (v.kind !== 'cca' || !opts.calibration) return v;
-  const map = all.length > 1 ? opts.calibration.fused : opts.calibration.single;
-  return { ...v, confidence: jsonNumber(calibrate(map, v.confidence)) ?? 0 };
+  const c = opts.calibration;
+  const [map, model] = all.length > 1 ? [c.fused, c.fusedModel] : [c.single, c.singleModel];
+  const score = model ? confidenceOf(model, reliabilityOf(v)) : v.confidence;
+  return { ...v, confidence: jsonNumber(calibrate(map, score)) ?? 0 };
 }
 
 /** A profile whose conditions the model never saw, or whose bottleneck the host disturbed, gives no evidence. */

@@ -143,6 +143,11 @@ export interface GnbPrediction {
   logLikelihood: Record<string, number>;
   /** Classes whose threshold x clears. */
   inDistribution: string[];
+  /**
+   * Per class, how far inside its gate x lies: the gate's statistic over its bound (<= 1 inside;
+   * 0.2 deep inside, 0.95 at the edge), with the chi-square gate only.
+   */
+  gateRatio: Record<string, number>;
 }
 
 /** sum of squared z-scores over the measured features, and how many there were. */
@@ -201,17 +206,25 @@ export function predictGnb(model: GnbModel, x: readonly number[]): GnbPrediction
   const lls = model.classes.map((c) => logLikelihood(c, x));
   const upperOnly = new Set(model.oodUpperOnly ?? []);
   const oneSided = upperOnly.size ? model.featureNames.map((n) => upperOnly.has(n)) : undefined;
-  const inside = (c: GnbModel['classes'][number], ll: number): boolean => {
-    if (model.oodChiK === undefined) return ll >= c.logLikelihoodThreshold;
+  /** The gate's statistic over its bound (<= 1: inside); NaN without the chi-square gate. */
+  const gate = (c: GnbModel['classes'][number]): number => {
+    if (model.oodChiK === undefined) return NaN;
     const maxZ2 = model.oodMaxZ !== undefined ? model.oodMaxZ ** 2 : Infinity;
     const bound = (d: number) => d + (model.oodChiK as number) * Math.sqrt(2 * d);
     if (model.oodNearest && c.examples?.length) {
       const { z2, d } = nearestKernelZSquared(c, x, maxZ2, oneSided);
-      return z2 <= bound(d);
+      return d > 0 ? z2 / bound(d) : Infinity;
     }
     const { z2, d, maxZ2: worst } = zSquared(c, x, oneSided);
-    if (worst > maxZ2) return false;
-    return z2 <= bound(d);
+    if (worst > maxZ2) return Infinity;
+    return d > 0 ? z2 / bound(d) : Infinity;
+  };
+  const gateRatio: Record<string, number> = {};
+  const inside = (c: GnbModel['classes'][number], ll: number): boolean => {
+    if (model.oodChiK === undefined) return ll >= c.logLikelihoodThreshold;
+    const r = gate(c);
+    gateRatio[c.label] = r;
+    return r <= 1;
   };
   const logJoint = model.classes.map((c, i) => Math.log(c.prior) + lls[i]);
   const m = Math.max(...logJoint);
@@ -225,5 +238,5 @@ export function predictGnb(model: GnbModel, x: readonly number[]): GnbPrediction
     llByClass[c.label] = lls[i];
     if (inside(c, lls[i])) inDistribution.push(c.label);
   });
-  return { posterior, logLikelihood: llByClass, inDistribution };
+  return { posterior, logLikelihood: llByClass, inDistribution, gateRatio };
 }

@@ -22,6 +22,8 @@ export interface Claim {
   posterior?: Record<string, number>;
   /** Classes whose training distribution this flow falls inside (learned classifiers). */
   inDistribution?: string[];
+  /** How far inside the claimed class's training distribution (gnb.ts gateRatio: <= 1 inside, small = deep). */
+  gateRatio?: number;
   note?: string;
 }
 

@@ -110,6 +110,7 @@ const claimSchema = z.object({
   confidence: z.number().min(0).max(1),
   posterior: z.record(z.string(), z.number()).optional(),
   inDistribution: z.array(z.string()).optional(),
+  gateRatio: z.number().optional(),
   note: z.string().optional(),
 });
 

@@ -43,6 +43,8 @@ export interface ClassifiedFlowRow {
   conditions: FlowConditions | null;
   /** Whether those conditions lie among the model's training conditions (null: not measured). */
   insideTrained: boolean | null;
+  /** False when the flow gave no bytes-in-flight series (its verdict is then Unknown by default). */
+  read: boolean;
 }
 
 /** The capture, key log, client and bottleneck a path stands for (a file, or a probe run directory). */
@@ -81,7 +83,7 @@ export async function classifyCapture(path: string, o: ClassifyCaptureOptions): 
     return {
       flow: f.id, tuple: f.tuple, protocol: f.kind, bifMethod: f.bifMethod, bytes: f.toClient.payloadBytes, durationSeconds: f.durationSeconds,
       lossShare: lossShareOf(f.series?.loss),
-      verdict: v?.label ?? 'Unknown', confidence: v?.confidence ?? 0, reason: v?.reason ?? 'no bytes-in-flight series (plain UDP)',
+      verdict: v?.label ?? 'Unknown', confidence: v?.confidence ?? 0, reason: v?.reason ?? 'no bytes-in-flight series (plain UDP)', read: v !== null,
       conditions: series?.conditions ?? null, insideTrained: v?.conditions && series?.conditions ? v.conditions.inside : null,
     };
   });

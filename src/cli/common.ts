@@ -1,5 +1,8 @@
-import { reap } from '../net/reaper.js';
-import { MissingPrerequisiteError } from '../util/errors.js';
+import { readRunningLab, type RunningLab } from '../lab/state.js';
+import { reap, type ReapReport } from '../net/reaper.js';
+// The reaper undoes what the lab registered too (BPF controllers).
+import '../lab/resources.js';
+import { BadInputError, MissingPrerequisiteError } from '../util/errors.js';
 
 /** Commands that touch the network need root; say so before anything half-starts. */
 export function requireRoot(what: string): void {
@@ -9,8 +12,26 @@ export function requireRoot(what: string): void {
   }
 }
 
+/** The reaper with every kind of resource it may meet registered (`ccbrowse reap`). */
+export function reapAll(): Promise<ReapReport> {
+  return reap();
+}
+
 /** Every command that creates resources first removes what killed runs left behind. */
 export async function reapLeftovers(log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<void> {
   const r = await reap();
   if (r.ownersReaped.length > 0) log(`reaper: removed leftovers of ${r.ownersReaped.length} killed run(s) (${r.resourcesRemoved.length} resources)`);
+}
+
+/** The running lab of that name, with that region; exit 3 with what to do when it is not there. */
+export function requireRunningLab(name: string, region?: string): RunningLab {
+  const lab = readRunningLab(name);
+  if (!lab) {
+    throw new MissingPrerequisiteError(`lab ${name} is not running`,
+      name === 'default' ? "start it with 'ccbrowse lab up'" : `start it with 'ccbrowse lab up --config <file whose name is ${name}>'`);
+  }
+  if (region !== undefined && !lab.regions.some((r) => r.name === region)) {
+    throw new BadInputError(`lab ${name} has no region ${region}`, `its regions: ${lab.regions.map((r) => r.name).join(', ')}`);
+  }
+  return lab;
 }

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../util/errors.js';
 import { formatDoctor, runDoctor } from '../doctor/doctor.js';
+import { opt } from './options.js';
 
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
     .description('check what this machine can do (root, namespaces, HTB, netem, cls_bpf, NFQUEUE, struct_ops, tcpdump, Chromium) and how to fix what is missing')
-    .option('--json', 'print the report as JSON')
+    .addOption(opt.json())
     .action(async (opts: { json?: boolean }) => {
       const report = await runDoctor();
       console.log(opts.json ? JSON.stringify(report, null, 2) : formatDoctor(report));

@@ -1,42 +1,49 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../util/errors.js';
+import { interruptSignal } from '../util/interrupt.js';
 import { labDown, labUp } from '../lab/control.js';
+import { loadLabConfig } from '../lab/config.js';
 import { readRunningLab } from '../lab/state.js';
 import { reapLeftovers, requireRoot } from './common.js';
+import { opt } from './options.js';
+import { reporterFor } from './output.js';
 
 export function registerLab(program: Command): void {
   const lab = program.command('lab').description('the local ground-truth lab: origins with known congestion control, serving sites for every activity kind');
   lab
     .command('up')
-    .description('start the lab in the background (idempotent)')
-    .option('--config <file>', 'lab configuration (default labs/default.ts)')
-    .option('--json', 'print the lab state as JSON')
-    .action(async (opts: { config?: string; json?: boolean }) => {
+    .description('start the lab in the background (idempotent); Ctrl-C while it starts removes what it started')
+    .option('--config <file>', 'lab configuration (default labs/default.ts); its name is what --lab selects elsewhere')
+    .addOption(opt.json())
+    .action(async (opts: { config?: string; json?: boolean }, cmd: Command) => {
+      if (opts.config) await loadLabConfig(opts.config); // bad input: exit 2 before anything starts
       requireRoot('lab up');
-      await reapLeftovers();
-      const t0 = Date.now();
-      const state = await labUp({ config: opts.config, progress: opts.json ? undefined : (m) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${m}\n`) });
+      const say = reporterFor(cmd, { elapsed: true });
+      await reapLeftovers(say.info);
+      const state = await labUp({ config: opts.config, progress: say.info, signal: interruptSignal() });
       if (opts.json) console.log(JSON.stringify(state, null, 2));
-      else console.log(`lab ${state.name} (${state.labId}) is up: ${state.origins.length} origins in ${state.regions.length} region(s); 'ccbrowse lab status' for details`);
+      else console.log(`lab ${state.name} (${state.labId}) is up: ${state.origins.length} origins in ${state.regions.length} region(s); 'ccbrowse lab status --lab ${state.name}' for details`);
     });
   lab
     .command('down')
-    .description('stop the lab and remove everything it created')
-    .option('--name <name>', 'lab name', 'default')
-    .action(async (opts: { name: string }) => {
+    .description('stop the lab (running or still starting) and remove everything it created')
+    .addOption(opt.lab())
+    .addOption(opt.json())
+    .action(async (opts: { lab: string; json?: boolean }) => {
       requireRoot('lab down');
-      const stopped = await labDown(opts.name);
-      console.log(stopped ? `lab ${opts.name} stopped` : `lab ${opts.name} is not running`);
+      const stopped = await labDown(opts.lab);
+      if (opts.json) console.log(JSON.stringify({ lab: opts.lab, stopped }));
+      else console.log(stopped ? `lab ${opts.lab} stopped` : `lab ${opts.lab} is not running`);
     });
   lab
     .command('status')
-    .description('show the running lab: regions, origins, controllers, addresses')
-    .option('--name <name>', 'lab name', 'default')
-    .option('--json', 'print as JSON')
-    .action((opts: { name: string; json?: boolean }) => {
-      const state = readRunningLab(opts.name);
+    .description('show the running lab: regions, origins, controllers, addresses (exit 1 when it is not running)')
+    .addOption(opt.lab())
+    .addOption(opt.json())
+    .action((opts: { lab: string; json?: boolean }) => {
+      const state = readRunningLab(opts.lab);
       if (opts.json) console.log(JSON.stringify(state ?? { running: false }, null, 2));
-      else if (!state) console.log(`lab ${opts.name} is not running ('ccbrowse lab up' starts it)`);
+      else if (!state) console.log(`lab ${opts.lab} is not running ('ccbrowse lab up' starts it)`);
       else {
         console.log(`lab ${state.name} (${state.labId}), supervisor pid ${state.pid}, up since ${state.startedAt}`);
         for (const r of state.regions) console.log(`region ${r.name}: +${r.rttMs} ms RTT`);

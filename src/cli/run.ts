@@ -1,7 +1,9 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { ExitCode, MissingPrerequisiteError } from '../util/errors.js';
+import { Option, type Command } from 'commander';
+import { BadInputError, ExitCode } from '../util/errors.js';
+import { interruptSignal } from '../util/interrupt.js';
 import { loadScenario, checkScenarioTypes, formatTypeIssues } from '../scenario/load.js';
-import { readRunningLab } from '../lab/state.js';
+import { loadProfile } from '../shaper/profile.js';
+import { formatProgress } from '../session/progress.js';
 import { analyzeRunDir, runScenarioSession, type AssetTypeRow, type RunOutcome, type SummaryRow } from '../session/run.js';
 import { writeRunVote } from '../session/repeat.js';
 import { newRunId } from '../net/netns.js';
@@ -9,7 +11,9 @@ import type { VoteFile } from '../results/vote.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunInfo } from '../results/schema.js';
-import { reapLeftovers, requireRoot } from './common.js';
+import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
+import { opt, profileName } from './options.js';
+import { reporterFor } from './output.js';
 import { openStore, ingestRunDir, ingestVote } from '../store/index.js';
 import { join as joinPath } from 'node:path';
 
@@ -56,21 +60,18 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('drive Chromium through a scenario behind the per-connection bottleneck, then tie every asset to its flow and its congestion-control verdict')
     .argument('<scenario>', 'scenario file, e.g. scenarios/youtube.ts or scenarios/lab/vod.ts')
-    .option('--lab [name]', 'run against the local lab (default for scenarios marked lab: true)')
-    .option('--region <name>', 'region tag of the run; in lab mode also the lab region', 'local')
-    .option('--profile <p...>', 'network profiles (default: the scenario\'s, nebby-50 and nebby-100)')
-    .option('--repeat <n>', 'repeat the whole run n times; n > 1 adds a majority vote per asset type and host (<out>/*.vote.json)', (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('a whole number from 1 to 100');
-      return n;
-    }, 1)
-    .option('--out <dir>', 'where run directories go', 'runs')
+    .addOption(opt.lab().default(undefined, "'default' for scenarios marked lab: true"))
+    .addOption(opt.region('local'))
+    .addOption(new Option('--profile <name>', "network profile (shapers/NAME.ts or a file); repeat or comma-separate for several (default: the scenario's, nebby-50,nebby-100)")
+      .argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), ...v.split(',').map((x) => x.trim()).filter(Boolean).map(profileName)]))
+    .addOption(opt.repeat(1, 'repeat the whole run n times; n > 1 adds a majority vote per asset type and host (<out>/*.vote.json)', 100))
+    .addOption(opt.out('where run directories go', 'runs'))
     .option('--model <file>', 'classifier model (default models/ccbrowse-model.json)')
     .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
     .option('--store <file>', 'results store to index the run in (default <out>/ccbrowse.sqlite)')
     .option('--dry-run', 'load and type-check the scenario, then stop')
-    .option('--json', 'print results as JSON')
-    .action(async (file: string, opts: { lab?: string | boolean; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean }) => {
+    .addOption(opt.json())
+    .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
       const scenario = await loadScenario(file);
       if (opts.dryRun) {
         const issues = await checkScenarioTypes([file]);
@@ -78,29 +79,29 @@ export function registerRun(program: Command): void {
         console.log(opts.json ? JSON.stringify({ ok: true, scenario: scenario.name, kind: scenario.kind }) : `${file}: ok (${scenario.kind}, ${scenario.profiles.join(', ')})`);
         return;
       }
+      // Everything is checked before anything is created: profiles, root, the lab and its region.
+      const profiles = await Promise.all((opts.profile ?? scenario.profiles).map((p) => loadProfile(p)));
       requireRoot('run');
-      await reapLeftovers();
       const mode = opts.lab !== undefined || scenario.lab ? 'lab' : 'internet';
-      const lab = mode === 'lab' ? readRunningLab(typeof opts.lab === 'string' ? opts.lab : 'default') : undefined;
-      if (mode === 'lab' && !lab) throw new MissingPrerequisiteError('the lab is not running', "start it with 'ccbrowse lab up'");
-      if (lab && !lab.regions.some((r) => r.name === opts.region)) {
-        throw new MissingPrerequisiteError(`the lab has no region ${opts.region}`, `regions: ${lab.regions.map((r) => r.name).join(', ')}`);
-      }
-      const t0 = Date.now();
+      const lab = mode === 'lab' ? requireRunningLab(opts.lab ?? 'default', opts.region) : undefined;
+      const say = reporterFor(cmd, { elapsed: true });
+      await reapLeftovers(say.info);
+      const signal = interruptSignal();
       const outcomes: RunOutcome[] = [];
       // The N runs of --repeat share an id: run.json's repeat.group and their vote file's voteId.
       const voteId = opts.repeat > 1 ? newRunId() : undefined;
-      for (let i = 1; i <= opts.repeat; i++) {
+      for (let i = 1; i <= opts.repeat && !signal.aborted; i++) {
         outcomes.push(await runScenarioSession({
-          scenario, scenarioFile: file, mode, lab, region: opts.region, profiles: opts.profile, outDir: opts.out,
+          scenario, scenarioFile: file, mode, lab, region: opts.region, loadedProfiles: profiles, outDir: opts.out,
           keepKeys: opts.keepKeys, modelPath: opts.model, repeat: voteId ? { index: i, of: opts.repeat, group: voteId } : undefined,
-          progress: opts.json ? undefined : (m) => process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${m}\n`),
+          progress: say.info, onProgress: (s) => say.progress(formatProgress(s)), signal,
         }));
       }
+      say.done();
       const storePath = opts.store ?? joinPath(opts.out, 'ccbrowse.sqlite');
       indexRuns(storePath, outcomes.map((o) => o.dir), (m) => process.stderr.write(`${m}\n`));
       let vote: { path: string; vote: VoteFile } | undefined;
-      if (voteId && outcomes.length > 0) {
+      if (voteId && outcomes.length > 0 && !signal.aborted) {
         vote = writeRunVote(opts.out, voteId, opts.repeat, outcomes);
         const store = openStore(storePath);
         try { ingestVote(store, vote.path); } catch (err) { process.stderr.write(`store: vote ${vote.path} not indexed: ${(err as Error).message}\n`); } finally { store.close(); }
@@ -109,6 +110,7 @@ export function registerRun(program: Command): void {
       else {
         for (const o of outcomes) {
           console.log(`\n${o.dir}  (${o.status}${o.incompleteReason ? `: ${o.incompleteReason}` : ''})`);
+          if (o.summary.length === 0 && o.status === 'incomplete') continue;
           console.log(`bytes tied to flows: ${Object.entries(o.byteCoverage).map(([p, c]) => `${p} ${(c * 100).toFixed(1)}%`).join(', ')}`);
           console.log(table(o.summary));
           console.log('');
@@ -129,9 +131,9 @@ export function registerRun(program: Command): void {
     .argument('<run-dir>')
     .option('--model <file>', 'classifier model')
     .option('--store <file>', 'results store to update (default: ccbrowse.sqlite beside the run directory)')
-    .option('--json', 'print the summary as JSON')
+    .addOption(opt.json())
     .action(async (dir: string, opts: { model?: string; store?: string; json?: boolean }) => {
-      const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
+      const run = readRunInfo(dir);
       // The scenario's own asset-type rules, so re-analysis types assets as the run did.
       const rules = await loadScenario(run.scenario.file).then((s) => s.assetRules, () => {
         process.stderr.write(`warning: scenario ${run.scenario.file} not loadable: site asset rules not applied\n`);
@@ -141,4 +143,13 @@ export function registerRun(program: Command): void {
       indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
       console.log(opts.json ? JSON.stringify(r.summary, null, 2) : `${table(r.summary)}\n\n${typeTable(r.byAssetType)}`);
     });
+}
+
+/** run.json of a run directory, or a clear error (exit 2). */
+function readRunInfo(dir: string): RunInfo {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
+  } catch (err) {
+    throw new BadInputError(`${dir} is not a readable run directory (run.json: ${(err as Error).message})`, 'give a directory made by ccbrowse run');
+  }
 }

@@ -5,14 +5,16 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { interruptSignal } from '../util/interrupt.js';
+import { opt } from './options.js';
+import { reporterFor } from './output.js';
 import { classifyFlow, loadModel } from '../classify/index.js';
-import { readRunningLab } from '../lab/state.js';
 import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
-import { BadInputError, ExitCode, MissingPrerequisiteError } from '../util/errors.js';
+import { BadInputError, ExitCode } from '../util/errors.js';
 import { labTrain, collect, trainFromEntries } from '../train/train.js';
 import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
 import { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
-import { reapLeftovers, requireRoot } from './common.js';
+import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
@@ -20,6 +22,8 @@ import { classifyCapture, describeConditions } from './classifyCapture.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
 const say = (m: string) => process.stderr.write(`${m}\n`);
+const BYTES_PER_PROBE = () => opt.count('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', 1000, 1_000_000_000, 750000);
+const CONCURRENCY = () => opt.count('--concurrency <n>', 'probes at once', 1, 16, 3);
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 
 export function registerAnalysis(program: Command, labCommand?: Command): void {
@@ -28,12 +32,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
   lab
     .command('train')
     .description('probe every lab controller under both nebby profiles, train the classifier, write the model')
-    .option('--lab <name>', 'running lab', 'train')
-    .option('--regions <list>', 'lab regions, comma-separated', 'near')
-    .option('--profiles <list>', 'network profiles', 'nebby-50,nebby-100')
-    .option('--runs <n>', 'repetitions per controller, profile and region', Number, 3)
-    .option('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', Number, 750000)
-    .option('--concurrency <n>', 'probes at once', Number, 3)
+    .addOption(opt.lab('train')).addOption(opt.regions(['near'])).addOption(opt.profiles(['nebby-50', 'nebby-100']))
+    .addOption(opt.repeat(3, 'repetitions per controller, profile and region'))
+    .addOption(BYTES_PER_PROBE()).addOption(CONCURRENCY())
     .option('--only <list>', 'only these origins (tcp-cubic,quinn-bbr,...)')
     .option('--dataset <file>', 'where the labelled series are kept (with --from-dataset: several, comma-separated)', 'build/train/dataset.json')
     .option('--model <file>', 'model file to write', DEFAULT_MODEL)
@@ -42,16 +43,19 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--append', 'add the new probes to the saved dataset')
     .option('--tcp-only', 'train on TCP traces only')
     .option('--grid <dirs>', "train on conditions-grid datasets ('lab grid' output, comma-separated), with the confidence calibrated by leaving one condition out at a time")
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; grid?: string }) => {
+    .addOption(opt.json())
+    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; grid?: string; json?: boolean }, cmd: Command) => {
+      const say = reporterFor(cmd);
       if (o.grid) {
         const { loadGridEntries, SeriesCache, trainCalibrated } = await import('../train/conditions-bench.js');
         const entries = loadGridEntries(list(o.grid));
-        say(`training on ${entries.length} traces from ${new Set(entries.map((e) => e.conditionId)).size} conditions; calibrating by leaving one condition out at a time`);
+        say.info(`training on ${entries.length} traces from ${new Set(entries.map((e) => e.conditionId)).size} conditions; calibrating by leaving one condition out at a time`);
         const { model, loco } = trainCalibrated(entries, new SeriesCache(), o.grid);
         const { saveModel } = await import('../classify/index.js');
         saveModel(model, o.model);
         const right = loco.filter((x) => x.predicted === x.truth).length;
-        console.log(`trained on ${model.trainedOn.examples} traces -> ${o.model} (classes: ${model.classes.join(', ')}); held-out conditions: ${right}/${loco.length} right before calibration`);
+        if (o.json) console.log(JSON.stringify({ model: o.model, traces: model.trainedOn.examples, classes: model.classes, heldOutConditionsRight: right, heldOut: loco.length }, null, 2));
+        else console.log(`trained on ${model.trainedOn.examples} traces -> ${o.model} (classes: ${model.classes.join(', ')}); held-out conditions: ${right}/${loco.length} right before calibration`);
         return;
       }
       let running;
@@ -61,15 +65,19 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       }
       if (!o.fromDataset) {
         requireRoot('lab train');
-        await reapLeftovers();
-        running = readRunningLab(o.lab);
-        if (!running) throw new MissingPrerequisiteError(`lab ${o.lab} is not running`, 'start it: ccbrowse lab up --config labs/train.ts');
+        running = requireRunningLab(o.lab);
+        for (const r of o.region) requireRunningLab(o.lab, r);
+        await reapLeftovers(say.info);
       }
       const { model, entries } = await labTrain(running, {
-        regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency,
-        outDir: 'runs/train', only: o.only ? list(o.only) : undefined, progress: say,
+        regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency,
+        outDir: 'runs/train', only: o.only ? list(o.only) : undefined, progress: say.info, signal: interruptSignal(),
         datasetPath: o.dataset, modelPath: o.model, fromDataset: o.fromDataset, append: o.append, protocols: o.tcpOnly ? ['tcp'] : undefined,
       });
+      if (o.json) {
+        console.log(JSON.stringify({ model: o.model, traces: entries.length, classes: model.classes, trainedOn: model.trainedOn }, null, 2));
+        return;
+      }
       console.log(`trained on ${entries.length} traces -> ${o.model} (classes: ${model.classes.join(', ')})`);
       for (const [l, n] of Object.entries(model.trainedOn.examplesPerLabel)) console.log(`  ${l.padEnd(10)} ${n} traces, ${model.trainedOn.usableSegmentsPerLabel[l] ?? 0} usable segments`);
       if (model.trainedOn.skipped.length) console.log(`  skipped: ${model.trainedOn.skipped.length}`);
@@ -80,29 +88,28 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .description('measure every lab controller under every condition of a conditions grid (server-side path, bottleneck, host); one dataset per condition')
     .argument('<grid>', 'grid file (labs/grid.ts)')
     .option('--only <ids>', 'only these conditions, comma-separated')
-    .option('--runs <n>', 'measurements per controller and condition (default: the grid\'s)', Number)
-    .option('--out <dir>', 'where the datasets go (default build/grid/<grid name>)')
-    .action(async (file: string, o: { only?: string; runs?: number; out?: string }) => {
-      requireRoot('lab grid');
-      await reapLeftovers();
+    .addOption(opt.count('--repeat <n>', "measurements per controller and condition (default: the grid's)", 1, 1000))
+    .addOption(opt.out('where the datasets go (default build/grid/<grid name>)').default(undefined))
+    .addOption(opt.json())
+    .action(async (file: string, o: { only?: string; repeat?: number; out?: string; json?: boolean }, cmd: Command) => {
       const { loadGrid } = await import('../train/grid.js');
       const { runGrid } = await import('../train/grid-run.js');
-      const grid = await loadGrid(file);
-      const t0 = Date.now();
-      const written = await runGrid(grid, { outDir: o.out ?? join('build', 'grid', grid.name), only: o.only ? list(o.only) : undefined, runs: o.runs,
-        progress: (m) => say(`[${((Date.now() - t0) / 60000).toFixed(1)} min] ${m}`) });
-      console.log(`grid ${grid.name}: ${written.length} condition(s) measured${written.length ? `: ${written.join(', ')}` : ''}`);
+      const grid = await loadGrid(file); // bad input: exit 2 before anything starts
+      requireRoot('lab grid');
+      const report = reporterFor(cmd, { elapsed: true });
+      await reapLeftovers(report.info);
+      const written = await runGrid(grid, { outDir: o.out ?? join('build', 'grid', grid.name), only: o.only ? list(o.only) : undefined, runs: o.repeat,
+        progress: report.info, signal: interruptSignal() });
+      if (o.json) console.log(JSON.stringify({ grid: grid.name, written }, null, 2));
+      else console.log(`grid ${grid.name}: ${written.length} condition(s) measured${written.length ? `: ${written.join(', ')}` : ''}`);
     });
 
   lab
     .command('bench')
     .description('classify fresh lab traces: confusion matrix, per-class and mean accuracy, Unknown rate, trace length')
-    .option('--lab <name>', 'running lab', 'train')
-    .option('--regions <list>', 'lab regions', 'near')
-    .option('--profiles <list>', 'network profiles', 'nebby-50,nebby-100')
-    .option('--runs <n>', 'measurements per controller and region', Number, 3)
-    .option('--bytes <n>', 'bytes per probe', Number, 750000)
-    .option('--concurrency <n>', 'probes at once', Number, 3)
+    .addOption(opt.lab('train')).addOption(opt.regions(['near'])).addOption(opt.profiles(['nebby-50', 'nebby-100']))
+    .addOption(opt.repeat(3, 'measurements per controller and region'))
+    .addOption(BYTES_PER_PROBE()).addOption(CONCURRENCY())
     .option('--only <list>', 'only these origins')
     .option('--model <file>', 'model to test', DEFAULT_MODEL)
     .option('--dataset <file>', 'bench traces are kept here (never used for training)', 'build/bench/dataset.json')
@@ -110,11 +117,12 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--hold-out <label>', "retrain from the training dataset without this class, then bench that class ('all': every class in turn, on the training dataset's own measurements)")
     .option('--train-dataset <files>', 'training dataset(s), comma-separated, for --hold-out / --cross-validate', 'build/train/dataset.json')
     .option('--cross-validate', 'leave-one-measurement-out over the training dataset: each measurement is classified by a model trained without it')
-    .option('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', Number)
+    .addOption(opt.amount('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', 1, 3600))
     .option('--cross-traffic <origin>', 'robustness: every probe competes with a download from this lab TCP origin (e.g. tcp-cubic) through a shared bottleneck queue')
-    .option('--out <file>', 'bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json')
-    .option('--json', 'print the result as JSON')
-    .action(async (o: { lab: string; regions: string; profiles: string; runs: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }) => {
+    .addOption(opt.out('bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json'))
+    .addOption(opt.json())
+    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }, cmd: Command) => {
+      const say = reporterFor(cmd);
       let entries: DatasetEntry[];
       const cut = (es: DatasetEntry[]): DatasetEntry[] => (o.maxSeconds ? es.map((e) => truncateEntry(e, o.maxSeconds as number)) : es);
       if (o.holdOut === 'all') {
@@ -134,7 +142,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       if (o.crossValidate) {
         const all = cut(loadDatasets(o.trainDataset));
         const { traces, measurements } = crossValidate(all);
-        const profiles = list(o.profiles);
+        const profiles = o.profile;
         const result = benchResult('lab-cross-validated', `leave-one-measurement-out over ${o.trainDataset} (${all.length} traces)`, measurements, profiles, 'one measurement = both profiles fused; each classified by a model trained without it');
         const perTrace = benchResult('lab-cross-validated-single-profile', 'leave-one-measurement-out', traces, profiles);
         mkdirSync(dirname(o.out), { recursive: true });
@@ -147,14 +155,14 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       if (o.fromDataset) entries = loadDatasets(o.dataset);
       else {
         requireRoot('lab bench');
-        await reapLeftovers();
-        const running = readRunningLab(o.lab);
-        if (!running) throw new MissingPrerequisiteError(`lab ${o.lab} is not running`, 'start it: ccbrowse lab up --config labs/train.ts');
+        const running = requireRunningLab(o.lab);
+        for (const r of o.region) requireRunningLab(o.lab, r);
+        await reapLeftovers(say.info);
         // Cross traffic started 3 s ahead and big enough to outlast any probe at the fastest
         // profile's full rate (the probe gives up after 180 s).
-        const fastest = Math.max(...(await Promise.all(list(o.profiles).map((p) => loadProfile(p)))).map((p) => p.rateKbit));
+        const fastest = Math.max(...(await Promise.all(o.profile.map((p) => loadProfile(p)))).map((p) => p.rateKbit));
         const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: Math.ceil((fastest * 1000 / 8) * (180 + 3 + 30)), leadSeconds: 3 } : undefined;
-        entries = await collect(running, { regions: list(o.regions), profiles: list(o.profiles), runs: o.runs, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say });
+        entries = await collect(running, { regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say.info, signal: interruptSignal() });
         saveDataset(o.dataset, entries);
       }
       const train = o.trainDataset.split(',').every((p) => existsSync(p)) ? new Set(loadDatasets(o.trainDataset).map((e) => e.dir)) : new Set<string>();
@@ -169,7 +177,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       }
       const { traces, measurements } = classifyEntries(entries, model);
       const name = o.holdOut ? `lab-hold-out-${o.holdOut}` : 'lab-bench';
-      const profiles = list(o.profiles);
+      const profiles = o.profile;
       const result = benchResult(name, modelNote, measurements, profiles, 'one measurement = both profiles fused');
       const perTrace = benchResult(`${name}-single-profile`, modelNote, traces, profiles, 'one verdict per single-profile trace');
       mkdirSync(dirname(o.out), { recursive: true });
@@ -195,9 +203,9 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
     .option('--flow <id>', 'only this flow (tcp-0, quic-1, or a tuple)')
     .option('--client <ips>', 'client addresses, comma-separated (else inferred)')
-    .option('--profile <name>', 'the ccbrowse network profile the capture was taken behind: QUIC without keys then replays its bottleneck')
+    .addOption(opt.profile('the ccbrowse network profile the capture was taken behind: QUIC without keys then replays its bottleneck'))
     .option('--csv', 'print the BiF series as CSV')
-    .option('--json', 'print flows and series as JSON')
+    .addOption(opt.json())
     .action(async (pcap: string, o: { keylog?: string; flow?: string; client?: string; profile?: string; csv?: boolean; json?: boolean }) => {
       const r = await traceFile(pcap, { keylog: o.keylog, flowId: o.flow, clientIps: o.client ? list(o.client) : undefined, bottleneck: await bottleneckOption(o.profile) });
       if (o.json) console.log(toJson(r));
@@ -215,8 +223,8 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--model <file>', 'model file', DEFAULT_MODEL)
     .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
     .option('--client <ips>', 'client addresses, comma-separated')
-    .option('--profile <name>', 'the ccbrowse network profile the capture was taken behind (a probe run dir records it)')
-    .option('--json', 'print as JSON')
+    .addOption(opt.profile('the ccbrowse network profile the capture was taken behind (a probe run dir records it)'))
+    .addOption(opt.json())
     .action(async (path: string, o: { model: string; keylog?: string; client?: string; profile?: string; json?: boolean }) => {
       const r = await classifyCapture(path, {
         model: o.model, keylog: o.keylog, clientIps: o.client ? list(o.client) : undefined,
@@ -231,7 +239,10 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
           if (x.conditions) console.log(`         ${describeConditions(x.conditions, x.insideTrained)}`);
         }
       }
-      process.exitCode = ExitCode.ok;
+      // 0: every flow has a verdict; 1: some flow could not be read (no bytes-in-flight series).
+      const unread = r.flows.filter((x) => !x.read);
+      if (unread.length && !o.json) say(`${unread.length} of ${r.flows.length} flow(s) could not be read: ${unread.map((x) => x.flow).join(', ')}`);
+      process.exitCode = unread.length ? ExitCode.checkFailed : ExitCode.ok;
     });
 }
 

@@ -23,6 +23,7 @@ import { run, runIn, sleep } from '../util/exec.js';
 import { BadInputError, CcbError, MissingPrerequisiteError } from '../util/errors.js';
 import { stateDir, type CleanupStack } from '../net/cleanup.js';
 import { processStartTime, type Resource } from '../net/resources.js';
+import { repoRoot } from '../util/paths.js';
 
 export const KERNEL_CCAS = ['reno', 'cubic', 'bbr'] as const;
 /** BPF controllers the lab trains and benchmarks on (the default and training labs serve them). */
@@ -78,16 +79,6 @@ const DESCRIPTIONS: Record<LabCcaName, string> = {
   nv: 'TCP-NV (Brakmo 2015): delay-based, keeps 4-10 packets queued, shrinks cwnd proportionally to the excess (open set)',
   dctcp: 'DCTCP (RFC 8257) without ECN marks: Reno on loss with alpha = 1, i.e. halving (open set)',
 };
-
-/** The repository root: the nearest directory above this file with a package.json. */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 8; i++) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    dir = dirname(dir);
-  }
-  return process.cwd();
-}
 
 /** Where `make -C src/lab/bpf` puts the objects (override: CCB_BPF_DIR). */
 export function bpfBuildDir(): string {

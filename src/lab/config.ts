@@ -3,12 +3,11 @@
  * protocol each serves with, and the regions (base RTT, jitter, per-region CCA overrides).
  * Which CCA serves which host is configuration, never code.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { BadInputError } from '../util/errors.js';
 import { repoRoot } from '../util/paths.js';
+import { loadUserFile, type UserFileKind } from '../util/user-file.js';
 import { KERNEL_CCAS, OPEN_SET_CCAS, TRAINED_BPF_CCAS } from './cca.js';
 
 /** TCP controllers the lab trains on: the kernel's and the project's trained BPF ones. */
@@ -157,21 +156,11 @@ export function defaultLabConfigPath(): string {
   return resolve(repoRoot(), 'labs', 'default.ts');
 }
 
+const LAB_FILE: UserFileKind<LabConfig> = {
+  what: 'lab configuration', helper: 'defineLab', example: 'labs/default.ts', schema: labConfigSchema as z.ZodType<LabConfig>, json: true,
+};
+
+/** Loads a lab configuration (.ts or .json) through the one user-file loader (util/user-file.ts). */
 export async function loadLabConfig(path = defaultLabConfigPath()): Promise<LabConfig> {
-  const full = resolve(path);
-  if (!existsSync(full)) throw new BadInputError(`lab configuration not found: ${path}`);
-  let value: unknown;
-  try {
-    if (full.endsWith('.json')) value = JSON.parse(readFileSync(full, 'utf8'));
-    else {
-      const { tsImport } = await import('tsx/esm/api');
-      value = ((await tsImport(pathToFileURL(full).href, import.meta.url)) as { default?: unknown }).default;
-      // Outside an ESM package the file loads as CommonJS: its default export arrives wrapped.
-      const inner = (value as { default?: unknown } | undefined)?.default;
-      if (inner !== undefined) value = inner;
-    }
-  } catch (err) {
-    throw new BadInputError(`could not load lab configuration ${full}: ${(err as Error).message}`);
-  }
-  return parseLabConfig(value, full);
+  return loadUserFile(path, LAB_FILE);
 }

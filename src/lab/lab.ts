@@ -6,11 +6,11 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { run, start } from '../util/exec.js';
+import { run } from '../util/exec.js';
 import { buildPath } from '../util/paths.js';
-import { CcbError } from '../util/errors.js';
+import { throwIfInterrupted } from '../util/interrupt.js';
 import type { CleanupStack } from '../net/cleanup.js';
-import { processStartTime } from '../net/resources.js';
+import { launch, startProcess } from '../net/launch.js';
 import { ensureLabCerts, DEFAULT_LAB_CERT_NAMES } from './certs.js';
 import { buildLabSites } from './sites/build.js';
 import { startOrigin } from './origin/index.js';
@@ -19,35 +19,10 @@ import { deployment, type LabConfig } from './config.js';
 import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet, type RegionPath } from './network.js';
 import { applySenderOptions, pacingPreload } from './sender.js';
 import { KERNEL_CCAS, setNamespaceCca } from './cca.js';
+import './resources.js';
+import type { LabOriginState, LabState } from './state.js';
 
-export interface LabOriginState {
-  region: string;
-  name: string;
-  hosts: string[];
-  serve: 'tcp' | 'h3';
-  stack?: string;
-  cca: string;
-  ip: string;
-  port: number;
-  netns: string;
-  pid: number;
-  /** Server-side ground truth, JSON lines (tcp_info samples or QUIC stats). */
-  groundTruth: string;
-  requestLog?: string;
-}
-
-export interface LabState {
-  schemaVersion: 1;
-  labId: string;
-  name: string;
-  routerNs: string;
-  regions: { name: string; rttMs: number; jitterMs: number; index: number; path?: RegionPath }[];
-  origins: LabOriginState[];
-  certs: { ca: string; cert: string; key: string; spki: string };
-  sitesRoot: string;
-  dataDir: string;
-  startedAt: string;
-}
+export { regionHostMap, type LabOriginState, type LabState } from './state.js';
 
 export function labHostnames(cfg: LabConfig): string[] {
   return [...new Set([...DEFAULT_LAB_CERT_NAMES, ...cfg.origins.flatMap((o) => o.hosts)])].sort();
@@ -55,8 +30,11 @@ export function labHostnames(cfg: LabConfig): string[] {
 
 export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
   labId?: string; dataDir?: string; progress?: (m: string) => void;
+  /** Stops the start between steps (lab down or Ctrl-C while starting); the caller unwinds. */
+  signal?: AbortSignal;
 } = {}): Promise<LabState> {
   const say = opts.progress ?? (() => {});
+  const signal = opts.signal;
   const labId = opts.labId ?? newLabId();
   const dataDir = resolve(opts.dataDir ?? buildPath('lab', 'runs', labId));
   mkdirSync(join(dataDir, 'gt'), { recursive: true });
@@ -66,6 +44,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
   const certs = await ensureLabCerts(buildPath('lab', 'certs'), labHostnames(cfg));
   const sites = await buildLabSites(buildPath('lab', 'sites'));
 
+  throwIfInterrupted(signal);
   await allowKernelCcasInNamespaces();
   say(`network: ${cfg.regions.length} region(s)`);
   const net: LabNet = await createLabRouter(stack, labId, cfg);
@@ -77,6 +56,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
   const queue = [...deployed];
   const worker = async () => {
     for (let d = queue.shift(); d; d = queue.shift()) {
+      throwIfInterrupted(signal);
       const region = net.regions.find((r) => r.name === d!.region)!;
       const ns = originNsName(labId, d.region, d.origin.name);
       const ip = await addOriginNamespace(stack, net, region, originIndex.get(d.origin.name)!, ns);
@@ -88,15 +68,13 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
         await applySenderOptions(ns, region.gateway, region.path.sender);
         const requestLog = join(dataDir, 'logs', `${d.region}-${d.origin.name}.jsonl`);
         const o = await startOrigin({ listen: `${ip}:443`, root: sites.outDir, cert: certs.certPath, key: certs.keyPath,
-          name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns,
+          name: `${d.origin.name}@${d.region}`, log: requestLog, netns: ns, stack, signal,
           ...(region.path.sender.pacing ? { env: { LD_PRELOAD: pacingPreload() } } : {}) });
-        stack.push({ kind: 'process', pid: o.pid, startTime: processStartTime(o.pid) ?? '', what: `origin ${d.origin.name}@${d.region}` });
-        if (cfg.tcpInfoIntervalMs > 0) await startTcpInfoSampler(stack, ns, gt, cfg.tcpInfoIntervalMs);
+        if (cfg.tcpInfoIntervalMs > 0) await startTcpInfoSampler(stack, ns, gt, cfg.tcpInfoIntervalMs, signal);
         origins.push({ ...base, serve: 'tcp', pid: o.pid, requestLog });
       } else {
         const o = await startQuicOrigin({ stack: d.origin.stack, cc: d.cca, listen: `${ip}:443`, root: sites.outDir,
-          cert: certs.certPath, key: certs.keyPath, stats: gt, netns: ns });
-        stack.push({ kind: 'process', pid: o.pid, startTime: processStartTime(o.pid) ?? '', what: `h3 origin ${d.origin.name}@${d.region}` });
+          cert: certs.certPath, key: certs.keyPath, stats: gt, netns: ns, cleanup: stack, signal });
         origins.push({ ...base, serve: 'h3', stack: d.origin.stack, pid: o.pid });
       }
       say(`  ${d.origin.name}@${d.region}: ${ip} ${d.origin.serve} ${d.cca}`);
@@ -132,31 +110,16 @@ async function allowKernelCcasInNamespaces(): Promise<void> {
 }
 
 /** tcp_info of every connection on port 443 of the origin's namespace, every `intervalMs`. */
-async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string, intervalMs: number): Promise<void> {
+async function startTcpInfoSampler(stack: CleanupStack, ns: string, file: string, intervalMs: number, signal?: AbortSignal): Promise<void> {
   const fd = openSync(file, 'a');
   try {
-    const child = start('ip', ['netns', 'exec', ns, buildPath('native', 'ccb-tcpinfo'), '--port', '443', '--interval-ms', String(intervalMs)],
-      { stdio: ['ignore', fd, 'pipe'] });
-    stack.push({ kind: 'process', pid: child.pid!, startTime: processStartTime(child.pid!) ?? '', what: `tcp_info sampler in ${ns}` });
-    await new Promise<void>((resolveReady, reject) => {
-      let err = '';
-      const timer = setTimeout(() => reject(new CcbError(`tcp_info sampler did not start in ${ns}: ${err}`, 'run ./setup.sh')), 10_000);
-      child.stderr!.on('data', (d: Buffer) => {
-        err += d.toString();
-        if (err.includes('ready')) { clearTimeout(timer); resolveReady(); }
-      });
-      child.once('exit', () => { clearTimeout(timer); reject(new CcbError(`tcp_info sampler exited in ${ns}: ${err}`, 'run ./setup.sh')); });
+    await launch(buildPath('native', 'ccb-tcpinfo'), ['--port', '443', '--interval-ms', String(intervalMs)], {
+      what: `tcp_info sampler in ${ns}`, stack, netns: ns, signal, stdio: ['ignore', fd, 'pipe'],
+      ready: { stream: 'stderr', pattern: /ready/, timeoutMs: 10_000 }, fix: 'run ./setup.sh',
     });
   } finally {
     closeSync(fd);
   }
-}
-
-/** Hostname -> origin IP for one region: what Chromium's host-resolver rules need. */
-export function regionHostMap(lab: LabState, region: string): Record<string, string> {
-  const map: Record<string, string> = {};
-  for (const o of lab.origins.filter((x) => x.region === region)) for (const h of o.hosts) map[h] = o.ip;
-  return map;
 }
 
 export async function originReachable(lab: LabState, fromNs: string, origin: LabOriginState): Promise<boolean> {
@@ -171,18 +134,14 @@ export async function originReachable(lab: LabState, fromNs: string, origin: Lab
  */
 function startPathCrossTraffic(stack: CleanupStack, routerNs: string, from: LabOriginState, ca: string): void {
   const url = `https://${from.hosts[0]}/bytes/1000000000`;
-  const launch = (): void => {
-    const child = start('ip', ['netns', 'exec', routerNs, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
-      '--resolve', `${from.hosts[0]}:443:${from.ip}`, url], { stdio: 'ignore' });
-    child.on('error', () => {});
-    if (child.pid === undefined) throw new CcbError(`could not start the server-side cross traffic from ${from.name}`);
-    const proc = { kind: 'process' as const, pid: child.pid, startTime: processStartTime(child.pid) ?? '', what: `server-side cross traffic from ${from.name}@${from.region}` };
-    stack.push(proc);
-    child.once('exit', () => {
-      stack.forget(proc);
+  const again = (): void => {
+    // Through the one launcher, onto the lab's stack (the stack stops it; a restart only while it does not unwind).
+    const p = startProcess('curl', ['-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca, '--resolve', `${from.hosts[0]}:443:${from.ip}`, url],
+      { what: `server-side cross traffic from ${from.name}@${from.region}`, stack, netns: routerNs, stdio: 'ignore' });
+    void p.exited.then(() => {
       // Ended on its own (not by the stack unwinding): the path stays loaded.
-      if (!stack.isUnwinding()) setTimeout(() => { if (!stack.isUnwinding()) launch(); }, 1000);
+      if (!stack.isUnwinding()) setTimeout(() => { if (!stack.isUnwinding()) again(); }, 1000);
     });
   };
-  launch();
+  again();
 }

@@ -1,12 +1,15 @@
 /**
  * One cleanup stack per run (like Go's defer / Python's ExitStack): every resource is
- * pushed at creation, and normal exit, an exception, SIGINT and SIGTERM unwind it in
- * reverse. The stack is mirrored in an owner record on disk so that, if the process is
- * killed outright, the reaper at the next start can undo exactly what this run made and
- * nothing else.
+ * pushed at creation, and its owner unwinds it in reverse in a `finally`, whether the work
+ * ended, threw or was interrupted (SIGINT/SIGTERM abort the work through util/interrupt.ts;
+ * they never unwind a stack behind its owner's back). The stack is mirrored in an owner
+ * record on disk so that, if the process is killed outright, the reaper at the next start
+ * can undo exactly what this run made and nothing else.
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ExitCode } from '../util/errors.js';
+import { handlesInterrupts, interruptReason, interruptSignal, isInterruption, onInterrupt } from '../util/interrupt.js';
 import { describe, processStartTime, undo, type Resource } from './resources.js';
 
 export function stateDir(): string {
@@ -37,6 +40,7 @@ export class CleanupStack {
     mkdirSync(ownersDir(), { recursive: true });
     this.recordPath = join(ownersDir(), `${ownerId}.json`);
     this.persist();
+    track(this);
   }
 
   /**
@@ -80,6 +84,14 @@ export class CleanupStack {
 
   private async unwindOnce(): Promise<string[]> {
     this.unwound = true;
+    try {
+      return await this.undoAll();
+    } finally {
+      untrack(this);
+    }
+  }
+
+  private async undoAll(): Promise<string[]> {
     const failures: string[] = [];
     while (this.entries.length > 0) {
       const entry = this.entries[this.entries.length - 1];
@@ -99,6 +111,16 @@ export class CleanupStack {
 
   private persist(): void {
     if (this.unwound && this.entries.length === 0) return;
+    if (this.unwound) {
+      // While unwinding, a record that cannot be written (its folder removed, a full disk)
+      // must not stop the undo of the rest: the reaper only loses a record of removed things.
+      try { this.write(); } catch { /* see above */ }
+      return;
+    }
+    this.write();
+  }
+
+  private write(): void {
     const record: OwnerRecord = {
       schema: 1,
       ownerId: this.ownerId,
@@ -113,47 +135,89 @@ export class CleanupStack {
   }
 }
 
-/** Stacks to unwind on a signal or a fatal error, with their loggers (several when probes run concurrently). */
-const guarded = new Map<CleanupStack, (msg: string) => void>();
-let exiting = false;
-
-/** Unwinds every guarded stack at once, then exits: the first stack done must not end the others' cleanup. */
-function unwindAllAndExit(code: number, headline: (stack: CleanupStack) => string): void {
-  if (exiting) return; // a second Ctrl-C while cleaning up: keep cleaning
-  exiting = true;
-  const stacks = [...guarded];
-  void Promise.allSettled(stacks.map(async ([stack, log]) => {
-    log(headline(stack));
-    for (const f of await stack.unwind()) log(`  could not remove ${f} (the reaper will retry at the next start)`);
-  })).finally(() => process.exit(code));
-}
-
-const onSignal = (signal: NodeJS.Signals) =>
-  unwindAllAndExit(signal === 'SIGINT' ? 130 : 143, (stack) => `\n${signal}: cleaning up ${stack.size} resource(s) of ${stack.ownerId}...`);
+/**
+ * Every stack of this process not yet unwound. Each is unwound by exactly one owner: the step
+ * that created it, in its own `finally`. This list serves only two fallbacks: a fatal error
+ * (uncaught exception) unwinds them all before exiting, and an interrupt whose owner has not
+ * finished within GRACE_MS (a step stuck where no signal reaches) has them unwound here. Both
+ * call the same memoised unwind(), so a stack is still undone once.
+ */
+const live = new Set<CleanupStack>();
+/** Longest an interrupted owner may take to stop and unwind before the watchdog does it. */
+const GRACE_MS = 120_000;
+let interruptWatched = false;
+let fatalAttached = false;
+const log = (m: string) => process.stderr.write(m + '\n');
 const onFatal = (err: unknown) => {
-  const first = [...guarded.values()][0] ?? ((m: string) => process.stderr.write(m + '\n'));
-  if (!exiting) first(`fatal: ${(err as Error)?.stack ?? String(err)}`);
-  unwindAllAndExit(70, (stack) => `cleaning up ${stack.size} resource(s) of ${stack.ownerId}...`);
+  // After Ctrl-C, a wait nobody awaits any more may still reject with the interruption (or a
+  // closed page): that is the interrupt taking effect, not a bug; the owners are unwinding.
+  if (interruptSignal().aborted && (isInterruption(err) || /has been closed|Target closed/.test(String((err as Error)?.message)))) return;
+  log(`fatal: ${(err as Error)?.stack || String(err)}`);
+  void unwindAll(log).finally(() => process.exit(ExitCode.internal));
 };
 
 /**
- * Makes SIGINT, SIGTERM and uncaught errors unwind the stack before the process exits (all
- * guarded stacks, concurrently, and only then exit). Returns a function that stops guarding
- * this stack (call it after a normal unwind).
+ * Registers a new live stack. In a process that handles its own signals (the CLI, the lab
+ * supervisor), the fatal-error handlers are attached while any stack is live; a library user
+ * (a test runner) keeps its own error handling.
  */
-export function unwindOnSignals(stack: CleanupStack, log: (msg: string) => void = (m) => process.stderr.write(m + '\n')): () => void {
-  if (guarded.size === 0) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+function track(stack: CleanupStack): void {
+  if (live.size === 0 && handlesInterrupts()) {
     process.on('uncaughtException', onFatal);
     process.on('unhandledRejection', onFatal);
+    process.on('beforeExit', onBeforeExit);
+    fatalAttached = true;
   }
-  guarded.set(stack, log);
-  return () => {
-    if (!guarded.delete(stack) || guarded.size > 0) return;
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('uncaughtException', onFatal);
-    process.off('unhandledRejection', onFatal);
-  };
+  live.add(stack);
+  if (!interruptWatched) {
+    interruptWatched = true;
+    onInterrupt(onInterruptWhileLive);
+  }
+}
+
+function untrack(stack: CleanupStack): void {
+  if (!live.delete(stack) || live.size > 0) return;
+  if (!fatalAttached) return;
+  fatalAttached = false;
+  process.off('uncaughtException', onFatal);
+  process.off('unhandledRejection', onFatal);
+  process.off('beforeExit', onBeforeExit);
+}
+
+/**
+ * Nothing left to wait for but stacks still live (an owner awaiting what never comes): undo
+ * them, once (beforeExit fires again each time the loop empties).
+ */
+function onBeforeExit(): void {
+  process.off('beforeExit', onBeforeExit);
+  if (live.size) void unwindAll(log);
+}
+
+function onInterruptWhileLive(signal: string, count: number): void {
+  if (live.size === 0) return;
+  const left = [...live].reduce((n, s) => n + s.size, 0);
+  if (count > 1) {
+    log(`${signal} again: still removing ${left} resource(s) (${[...live].map((s) => s.ownerId).join(', ')}); ` +
+      'the process exits once they are gone (kill -9 leaves them to the reaper at the next start)');
+    return;
+  }
+  log(`\n${signal}: stopping; ${left} resource(s) in ${live.size} cleanup stack(s) are removed first`);
+  // Unref'd: a process whose owners finished on time never waits for it.
+  setTimeout(() => {
+    if (live.size === 0) return;
+    log(`${signal}: the interrupted work did not stop within ${GRACE_MS / 1000} s; cleaning up for it`);
+    void unwindAll(log).finally(() => process.exit(interruptReason(interruptSignal()).exitCode));
+  }, GRACE_MS).unref();
+}
+
+/** Unwinds every live stack of this process at once (fatal error, stuck interrupt). */
+async function unwindAll(log: (m: string) => void): Promise<void> {
+  await Promise.allSettled([...live].map(async (stack) => {
+    for (const f of await stack.unwind()) log(`  could not remove ${f} (the reaper will retry at the next start)`);
+  }));
+}
+
+/** The cleanup stacks of this process not yet unwound (tests, the CLI's final check). */
+export function liveStacks(): CleanupStack[] {
+  return [...live];
 }

@@ -12,10 +12,12 @@ export interface ReapReport {
   ownersReaped: string[];
   resourcesRemoved: string[];
   liveOwnersSkipped: string[];
+  /** Resources that could not be undone (their record is kept). */
+  failures: string[];
 }
 
 export async function reap(): Promise<ReapReport> {
-  const report: ReapReport = { ownersReaped: [], resourcesRemoved: [], liveOwnersSkipped: [] };
+  const report: ReapReport = { ownersReaped: [], resourcesRemoved: [], liveOwnersSkipped: [], failures: [] };
   let files: string[];
   try {
     files = readdirSync(ownersDir()).filter((f) => f.endsWith('.json'));
@@ -35,9 +37,19 @@ export async function reap(): Promise<ReapReport> {
       report.liveOwnersSkipped.push(record.ownerId);
       continue;
     }
+    const failed: string[] = [];
     for (const r of [...record.resources].reverse()) {
-      await undo(r);
-      report.resourcesRemoved.push(describe(r));
+      try {
+        await undo(r);
+        report.resourcesRemoved.push(describe(r));
+      } catch (err) {
+        failed.push(`${describe(r)}: ${(err as Error).message}`);
+      }
+    }
+    if (failed.length) {
+      // Kept for a reaper that can undo them (the next start through the CLI).
+      report.failures.push(...failed.map((f) => `${record.ownerId}: ${f}`));
+      continue;
     }
     rmSync(path, { force: true });
     report.ownersReaped.push(record.ownerId);

@@ -54,6 +54,18 @@ async function stopProcess(pid: number, startTime: string): Promise<void> {
   }
 }
 
+type Undo<K extends Resource['kind']> = (r: Extract<Resource, { kind: K }>) => Promise<void>;
+const registered: { [K in Resource['kind']]?: Undo<K> } = {};
+
+/**
+ * The undo of a kind of resource that a higher layer owns (a BPF controller the lab
+ * registered is undone by the lab's bookkeeping, src/lab/resources.ts): net/ does not import
+ * the lab; whoever reaps or unwinds imports the module that registers it.
+ */
+export function registerUndo<K extends Resource['kind']>(kind: K, undoIt: Undo<K>): void {
+  (registered as Record<string, unknown>)[kind] = undoIt;
+}
+
 /** Removes one resource; missing resources are not an error (idempotent). */
 export async function undo(r: Resource): Promise<void> {
   switch (r.kind) {
@@ -78,10 +90,11 @@ export async function undo(r: Resource): Promise<void> {
       await run('rm', ['-rf', '--', r.path], { allowFailure: true });
       return;
     case 'bpf-struct-ops': {
-      // Shared across runs and labs: unregister only when no live user, namespace default or
-      // socket still uses it (src/lab/cca.ts keeps that bookkeeping).
-      const { unregisterIfUnused } = await import('../lab/cca.js');
-      await unregisterIfUnused(r.name).catch(() => undefined);
+      // Shared across runs and labs: unregistered only when nothing else uses it, which the
+      // lab's bookkeeping knows (src/lab/resources.ts registers that undo).
+      const undoIt = registered['bpf-struct-ops'];
+      if (!undoIt) throw new Error('no undo registered for BPF controllers in this process (import src/lab/resources.ts)');
+      await undoIt(r);
       return;
     }
   }

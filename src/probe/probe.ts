@@ -9,7 +9,8 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
+import { CleanupStack } from '../net/cleanup.js';
+import { launch, type LaunchedProcess } from '../net/launch.js';
 import { newRunId } from '../net/netns.js';
 import { createTopology, ADDR } from '../net/topology.js';
 import { applyShaper } from '../shaper/shaper.js';
@@ -17,13 +18,13 @@ import { disturbanceOf, loadAverage, type Disturbance } from '../shaper/disturba
 import type { Profile } from '../shaper/profile.js';
 import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
 import { connectRunToLab } from '../lab/network.js';
-import type { LabOriginState } from '../lab/lab.js';
+import type { LabOriginState } from '../lab/state.js';
 import type { RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
 import { browserUser, giveToBrowserUser, launchInNamespace } from '../browser/launch.js';
-import { run, start } from '../util/exec.js';
-import { processStartTime } from '../net/resources.js';
+import { run } from '../util/exec.js';
 import { BadInputError, CcbError } from '../util/errors.js';
+import { abortableSleep, isInterruption, throwIfInterrupted, unlessInterrupted } from '../util/interrupt.js';
 
 export interface ProbeTarget { url: URL; origin: LabOriginState }
 
@@ -73,7 +74,10 @@ export interface CrossTraffic { target: ProbeTarget; leadSeconds: number }
 
 export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested: Profile, opts: {
   region: string; outDir: string; timeoutSeconds?: number; progress?: (m: string) => void; crossTraffic?: CrossTraffic;
+  /** Ctrl-C: the probe stops where it is, keeps what it captured, and says so in probe.json. */
+  signal?: AbortSignal;
 }): Promise<ProbeResult> {
+  const signal = opts.signal;
   const cross = opts.crossTraffic;
   if (cross && cross.target.origin.serve !== 'tcp') throw new BadInputError(`cross traffic comes from a TCP origin; ${cross.target.origin.name} serves HTTP/3`);
   const profile: Profile = cross ? { ...requested, queue: 'shared' } : requested;
@@ -82,7 +86,6 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   const dir = join(opts.outDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${runId}`);
   mkdirSync(dir, { recursive: true });
   const stack = new CleanupStack(`probe-${runId}`);
-  const release = unwindOnSignals(stack);
   const startedAt = new Date();
   const { origin, url } = target;
   const result: ProbeResult = {
@@ -91,35 +94,49 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     startedAt: startedAt.toISOString(), endedAt: '', bytes: 0, seconds: 0,
     capture: { captured: 0, receivedByFilter: 0, droppedByKernel: 0 }, groundTruthLines: 0, status: 'incomplete',
   };
+  // Written first as incomplete: a probe killed outright is never mistaken for a finished one.
+  const writeProbeJson = () => writeFileSync(join(dir, 'probe.json'), JSON.stringify({ ...result, clientAddress: ADDR.client }, null, 1));
+  writeProbeJson();
   try {
+    throwIfInterrupted(signal);
     const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
+    throwIfInterrupted(signal);
     const shaper = await applyShaper(stack, topo, profile);
+    throwIfInterrupted(signal);
     const { runAddr } = await connectRunToLab(stack, { runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs });
-    const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap') });
+    const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap'), signal });
     const timeout = opts.timeoutSeconds ?? 120;
-    let crossChild: ReturnType<typeof start> | undefined;
-    if (cross) {
-      crossChild = startCrossTraffic(stack, topo.clientNs, cross, lab.certs.ca, timeout);
-      result.crossTraffic = { origin: cross.target.origin.name, ip: cross.target.origin.ip, url: cross.target.url.href, leadSeconds: cross.leadSeconds, exitCode: null };
-      say(`${runId}: cross traffic from ${cross.target.origin.name} (${cross.target.origin.cca}), ${cross.leadSeconds} s ahead`);
-      await new Promise((r) => setTimeout(r, cross.leadSeconds * 1000));
-      if (ended(crossChild)) throw new CcbError(`cross traffic ended before the probe started (curl ${ended(crossChild)})`);
-    }
-    say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
-    const t0 = Date.now();
+    let crossChild: LaunchedProcess | undefined;
+    let t0 = Date.now();
     try {
-      if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(topo.clientNs, url, origin.ip, lab.certs.ca, timeout);
-      else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG));
-      result.status = 'complete';
+      if (cross) {
+        crossChild = await startCrossTraffic(stack, topo.clientNs, cross, lab.certs.ca, timeout);
+        result.crossTraffic = { origin: cross.target.origin.name, ip: cross.target.origin.ip, url: cross.target.url.href, leadSeconds: cross.leadSeconds, exitCode: null };
+        say(`${runId}: cross traffic from ${cross.target.origin.name} (${cross.target.origin.cca}), ${cross.leadSeconds} s ahead`);
+        await abortableSleep(cross.leadSeconds * 1000, signal);
+        if (ended(crossChild)) throw new CcbError(`cross traffic ended before the probe started (curl ${ended(crossChild)})`);
+      }
+      say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
+      t0 = Date.now();
+      try {
+        if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(stack, topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal);
+        else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG), signal);
+        result.status = 'complete';
+      } catch (err) {
+        if (isInterruption(err)) throw err;
+        result.error = (err as Error).message;
+      }
+      result.seconds = (Date.now() - t0) / 1000;
     } catch (err) {
+      // Interrupted mid-transfer: the capture so far is kept (stopped, so it is flushed).
+      if (!isInterruption(err)) throw err;
       result.error = (err as Error).message;
     }
-    result.seconds = (Date.now() - t0) / 1000;
     const stats = await shaper.delayLine?.stats().catch(() => undefined);
     result.disturbance = disturbanceOf(stats, t0 * 1000, Date.now() * 1000, await loadAverage());
     if (crossChild && result.crossTraffic) {
       // Still running means it competed for the whole probe; it is stopped with the stack.
-      result.crossTraffic.exitCode = crossChild.exitCode;
+      result.crossTraffic.exitCode = crossChild.child.exitCode;
       if (ended(crossChild) && result.status === 'complete') {
         result.status = 'incomplete';
         result.error = `cross traffic ended during the probe (curl ${ended(crossChild)})`;
@@ -132,46 +149,53 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     result.error = (err as Error).message;
   } finally {
     await stack.unwind();
-    release();
+    if (signal?.aborted) result.status = 'incomplete';
     result.endedAt ||= new Date().toISOString();
-    writeFileSync(join(dir, 'probe.json'), JSON.stringify({ ...result, clientAddress: ADDR.client }, null, 1));
+    writeProbeJson();
   }
   return result;
 }
 
 /** How a child ended ('exit 6', 'signal SIGKILL'), or '' while it runs. */
-function ended(child: ReturnType<typeof start>): string {
-  if (child.exitCode !== null) return `exit ${child.exitCode}`;
-  if (child.signalCode !== null) return `signal ${child.signalCode}`;
+function ended(p: LaunchedProcess): string {
+  if (p.child.exitCode !== null) return `exit ${p.child.exitCode}`;
+  if (p.child.signalCode !== null) return `signal ${p.child.signalCode}`;
   return '';
 }
 
-/** Starts the competing download; the cleanup stack stops it (by pid) when the probe ends. */
-function startCrossTraffic(stack: CleanupStack, ns: string, cross: CrossTraffic, ca: string, timeoutSeconds: number): ReturnType<typeof start> {
+/** Starts the competing download; the cleanup stack stops it when the probe ends. */
+function startCrossTraffic(stack: CleanupStack, ns: string, cross: CrossTraffic, ca: string, timeoutSeconds: number): Promise<LaunchedProcess> {
   const { url, origin } = cross.target;
-  const child = start('ip', ['netns', 'exec', ns, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
-    '--resolve', `${url.hostname}:443:${origin.ip}`, '--max-time', String(timeoutSeconds + cross.leadSeconds + 30), url.href], { stdio: 'ignore' });
-  // A failed spawn reports through 'error'; unhandled, it would take the whole bench down.
-  child.on('error', () => {});
-  const startTime = child.pid === undefined ? undefined : processStartTime(child.pid);
-  if (child.pid === undefined || startTime === undefined) throw new CcbError('could not start the cross-traffic download (curl in the client namespace)');
-  stack.push({ kind: 'process', pid: child.pid, startTime, what: `cross traffic from ${origin.name}` });
-  return child;
+  return launch('curl', ['-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
+    '--resolve', `${url.hostname}:443:${origin.ip}`, '--max-time', String(timeoutSeconds + cross.leadSeconds + 30), url.href],
+  { what: `cross traffic from ${origin.name}`, stack, netns: ns, stdio: 'ignore' });
 }
 
-async function fetchWithCurl(ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number): Promise<number> {
-  const r = await run('ip', ['netns', 'exec', ns, 'curl', '-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
+/** The probe's own download: on the stack (a killed probe leaves no curl behind), ended by Ctrl-C. */
+async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number, signal?: AbortSignal): Promise<number> {
+  const p = await launch('curl', ['-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
     '--resolve', `${url.hostname}:443:${ip}`, '--max-time', String(timeoutSeconds), '-w', '%{size_download}', url.href],
-    { timeoutMs: (timeoutSeconds + 10) * 1000, allowFailure: true });
-  if (r.code !== 0) throw new CcbError(`curl failed (exit ${r.code}): ${r.stderr.trim()}`);
-  return Number(r.stdout.trim());
+  { what: `curl ${url.href}`, stack, netns: ns });
+  const stop = () => { void p.stop(); };
+  const timer = setTimeout(stop, (timeoutSeconds + 10) * 1000);
+  signal?.addEventListener('abort', stop, { once: true });
+  let exit;
+  try {
+    exit = await p.exited;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', stop);
+  }
+  throwIfInterrupted(signal);
+  if (exit.code !== 0) throw new CcbError(`curl failed (${exit.signal ?? `exit ${exit.code}`}): ${p.stderr().trim()}`);
+  return Number(p.stdout().trim());
 }
 
 /** The TLS key log an HTTP/3 probe keeps in its run directory. */
 export const PROBE_KEYLOG = 'keylog.txt';
 
 async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, origin: LabOriginState, lab: RunningLab,
-  timeoutSeconds: number, keylogDest: string): Promise<number> {
+  timeoutSeconds: number, keylogDest: string, signal?: AbortSignal): Promise<number> {
   const hosts = Object.fromEntries(origin.hosts.map((h) => [h, origin.ip]));
   // Chromium writes the key log as its unprivileged user: into a scratch directory it owns
   // (the run directory may sit where that user cannot write), copied over after the browser closed.
@@ -184,16 +208,17 @@ async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, orig
   const b = await launchInNamespace(stack, { netns: ns, args, env: { SSLKEYLOGFILE: keylog } });
   try {
     const page = await b.browser.newPage();
-    return await page.evaluate(async ({ href, ms }) => {
+    return await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), ms);
       const res = await fetch(href, { signal: ctl.signal, cache: 'no-store' });
       const body = await res.arrayBuffer();
       clearTimeout(timer);
       return body.byteLength;
-    }, { href: url.href, ms: timeoutSeconds * 1000 });
+    }, { href: url.href, ms: timeoutSeconds * 1000 }), signal);
   } finally {
-    await b.close();
+    // Bounded: the cleanup stack ends the browser by its pid if a polite close hangs.
+    await Promise.race([b.close(), new Promise((r) => setTimeout(r, 10_000))]);
     if (existsSync(keylog)) copyFileSync(keylog, keylogDest);
     rmSync(scratch, { recursive: true, force: true });
   }

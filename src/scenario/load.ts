@@ -4,98 +4,28 @@
  * the line. checkScenarioTypes() type-checks them with the TypeScript compiler API, so a
  * dry run catches what a real run would only hit minutes in.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { BadInputError, MissingPrerequisiteError } from '../util/errors.js';
 import { repoRoot } from '../util/paths.js';
+import { ccbrowseEntryForTypes, loadUserFile, type UserFileKind } from '../util/user-file.js';
 import { scenarioSchema, type Scenario } from './schema.js';
 
-const FIX_EXAMPLE = 'see scenarios/lab/static.ts and docs/scenarios.md for a valid example';
+const SCENARIO_FILE: UserFileKind<Scenario> = {
+  what: 'scenario', helper: 'defineScenario', example: 'scenarios/lab/static.ts (docs/scenarios.md)', schema: scenarioSchema as z.ZodType<Scenario>,
+};
 
-/** Path as the user sees it: relative to the working directory when inside it. */
-function shown(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel : path;
-}
-
-/** 1-based line of the first `key:` in the source, to point at a top-level field. */
-function lineOf(source: string | undefined, key: PropertyKey | undefined): number | undefined {
-  if (source === undefined || typeof key !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(key)) return undefined;
-  const re = new RegExp(`(^|[\\s{,])['"]?${key}['"]?\\s*[:(,}]`);
-  const lines = source.split('\n');
-  const i = lines.findIndex((l) => re.test(l));
-  return i >= 0 ? i + 1 : undefined;
-}
-
-function formatIssues(err: z.ZodError, file: string, source?: string): string {
-  return err.issues
-    .flatMap((i) => {
-      // An unknown key (strict objects) is named as the field itself: usually a typo.
-      const keys = i.code === 'unrecognized_keys' ? i.keys : [undefined];
-      return keys.map((key) => {
-        const path = key === undefined ? i.path.map(String) : [...i.path.map(String), key];
-        const line = lineOf(source, path.length === 1 ? path[0] : i.path[0]);
-        const message = key === undefined ? i.message : 'unknown field (a typo?)';
-        return `  - ${file}${line ? `:${line}` : ''}: ${path.join('.') || '(scenario)'}: ${message}`;
-      });
-    })
-    .join('\n');
-}
-
-/** Validates an already-loaded value; `source` names the file in errors. */
-export function parseScenario(value: unknown, file: string, sourceText?: string): Scenario {
+/** Validates an already-loaded value; `file` names the file in errors. */
+export function parseScenario(value: unknown, file: string): Scenario {
   const parsed = scenarioSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new BadInputError(`invalid scenario ${file}:\n${formatIssues(parsed.error, file, sourceText)}`, FIX_EXAMPLE);
-  }
+  if (!parsed.success) throw new BadInputError(`invalid scenario ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 
-/** Loads a scenario file (.ts/.mts/.js/.mjs) exporting `export default defineScenario({...})`. */
+/** Loads a scenario file (.ts/.mts/.js/.mjs) exporting `export default defineScenario({...})` (util/user-file.ts). */
 export async function loadScenario(path: string): Promise<Scenario> {
-  const abs = resolve(path);
-  const file = shown(abs);
-  if (!existsSync(abs)) {
-    throw new BadInputError(`scenario not found: ${path}`, 'give the path to a scenario file, e.g. scenarios/lab/vod.ts');
-  }
-  if (!/\.(ts|mts|cts|js|mjs|cjs)$/.test(abs)) {
-    throw new BadInputError(`scenario ${file} is not a TypeScript or JavaScript file`, 'scenario files end in .ts');
-  }
-  let mod: Record<string, unknown>;
-  try {
-    const { tsImport } = await import('tsx/esm/api');
-    mod = (await tsImport(pathToFileURL(abs).href, import.meta.url)) as Record<string, unknown>;
-  } catch (err) {
-    throw new BadInputError(`could not load scenario ${file}: ${(err as Error).message}`,
-      'the file must be valid TypeScript ending in `export default defineScenario({...})`; ' +
-      `\`ccbrowse run --dry-run ${file}\` shows type errors with their lines`);
-  }
-  const value = defaultExport(mod);
-  if (value === undefined) {
-    throw new BadInputError(`scenario ${file} has no default export`, 'end the file with `export default defineScenario({...})`');
-  }
-  let source: string | undefined;
-  try {
-    source = readFileSync(abs, 'utf8');
-  } catch {
-    source = undefined;
-  }
-  return parseScenario(value, file, source);
-}
-
-/**
- * The default export, whether tsx loaded the file as ESM or (outside a "type": "module"
- * package) as CommonJS, where it arrives as { default: { __esModule, default } }.
- */
-function defaultExport(mod: Record<string, unknown>): unknown {
-  let d = mod.default as Record<string, unknown> | undefined;
-  if (d && typeof d === 'object' && d.__esModule === true) d = d.default as Record<string, unknown> | undefined;
-  // tsx exposes a file without `export default` as a default holding its named exports.
-  const named = Object.keys(mod).filter((k) => k !== 'default');
-  if (named.length > 0 && d && typeof d === 'object' && named.every((k) => k in d!)) return undefined;
-  return d;
+  return loadUserFile(path, SCENARIO_FILE);
 }
 
 export interface ScenarioTypeIssue {
@@ -134,6 +64,10 @@ function compilerOptions(ts: Ts): import('typescript').CompilerOptions {
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     allowImportingTsExtensions: true,
+    // `from 'ccbrowse'` is this package, wherever the scenario lives (as the loader resolves it).
+    paths: { ...(rest.paths ?? {}), ccbrowse: [ccbrowseEntryForTypes()] },
+    // Type packages (node) from the project, not from the scenario's folder.
+    typeRoots: [resolve(root, 'node_modules', '@types')],
     noEmit: true, declaration: false, sourceMap: false, incremental: false, composite: false, skipLibCheck: true,
   };
 }

@@ -114,6 +114,7 @@ export async function runScenario(
   try {
     await page.goto(startUrl, { waitUntil: 'domcontentloaded', timeout: scenario.timeouts.navigationMs });
   } catch (err) {
+    if (opts.signal?.aborted) return outcome('aborted', `aborted while opening ${startUrl}`);
     return outcome(crashed ? 'page-crashed' : 'navigation-failed', `could not open ${startUrl}`, { error: errText(err) });
   }
   if (opts.signal?.aborted) return outcome('aborted', 'aborted after opening the start page');
@@ -164,6 +165,7 @@ export async function runScenario(
       if (scenario.upkeep) await scenario.upkeep(ctx);
     },
   });
+  if (opts.signal?.aborted) return outcome('aborted', 'aborted during the activity', { consent, stepsMs, activity });
   if (crashed) return outcome('page-crashed', 'the page crashed during the activity', { consent, stepsMs, activity });
   if (opts.signal?.aborted) return outcome('aborted', 'aborted during the activity', { consent, stepsMs, activity });
   const judged = judgeActivity(scenario.kind, seconds, activity);

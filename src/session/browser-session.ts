@@ -6,7 +6,10 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
 import type { CleanupStack } from '../net/cleanup.js';
+import { sleep } from '../util/exec.js';
+import { isInterruption, unlessInterrupted } from '../util/interrupt.js';
 import { browserUser, giveToBrowserUser, launchInNamespace } from '../browser/launch.js';
 import { CdpRecorder, type CdpRequest } from '../correlate/cdp-recorder.js';
 import { runScenario, scenarioContextOptions, scenarioLaunchArgs, type ScenarioOutcome } from '../scenario/run.js';
@@ -40,21 +43,36 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
   const b = await launchInNamespace(stack, { netns: opts.netns, args, env: { SSLKEYLOGFILE: join(scratch, ARTIFACTS.keylog) } });
   const browserVersion = b.browser.version();
   const recorder = new CdpRecorder();
+  const signal = opts.signal;
+  const aborted = (): ScenarioOutcome => ({ status: 'aborted', detail: (signal?.reason as Error | undefined)?.message ?? 'interrupted', startUrl: opts.scenario.startUrl });
   let outcome: ScenarioOutcome;
+  let context: BrowserContext | undefined;
+  let onAbort: (() => void) | undefined;
   try {
-    const context = await b.browser.newContext({
+    // Every wait on the browser stops at Ctrl-C: Playwright calls on a closing context can
+    // hang, so the session stops waiting for them rather than trusting them to fail.
+    context = await unlessInterrupted(b.browser.newContext({
       ...scenarioContextOptions(opts.scenario),
       recordHar: { path: join(opts.dir, ARTIFACTS.har), content: 'omit' },
-    });
-    const page = await context.newPage();
-    await recorder.attach(page);
-    outcome = await runScenario(opts.scenario, { page, context }, { lab: opts.lab, log: opts.log, signal: opts.signal, onProgress: opts.onTick });
+    }), signal);
+    const ctx = context;
+    // Ctrl-C: closing the context ends whatever the page is waiting for (navigation, a
+    // selector) and writes the HAR of what was loaded so far.
+    onAbort = () => { void ctx.close().catch(() => {}); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const page = await unlessInterrupted(ctx.newPage(), signal);
+    await unlessInterrupted(recorder.attach(page), signal);
+    outcome = await unlessInterrupted(runScenario(opts.scenario, { page, context: ctx }, { lab: opts.lab, log: opts.log, signal, onProgress: opts.onTick }), signal);
     // Closing the context writes the HAR; closing the browser completes the NetLog.
-    await context.close().catch((err: Error) => opts.log(`HAR could not be written: ${err.message}`));
+    await ctx.close().catch((err: Error) => opts.log(`HAR could not be written: ${err.message}`));
   } catch (err) {
-    outcome = { status: 'page-crashed', detail: (err as Error).message, startUrl: opts.scenario.startUrl, error: (err as Error).message };
+    outcome = isInterruption(err) ? aborted()
+      : { status: 'page-crashed', detail: (err as Error).message, startUrl: opts.scenario.startUrl, error: (err as Error).message };
   } finally {
-    await b.close();
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    // Bounded: the cleanup stack ends the browser by its pid if a polite close hangs.
+    if (context) await Promise.race([context.close().catch(() => {}), sleep(10_000)]);
+    await Promise.race([b.close(), sleep(10_000)]);
     for (const f of [ARTIFACTS.netlog, ARTIFACTS.keylog]) {
       if (existsSync(join(scratch, f))) copyFileSync(join(scratch, f), join(opts.dir, f));
     }

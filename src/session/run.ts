@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
+import { CleanupStack } from '../net/cleanup.js';
 import { newRunId, waitForAddresses } from '../net/netns.js';
 import { createTopology } from '../net/topology.js';
 import { attachNatUplink } from '../net/uplink.js';
@@ -15,7 +15,7 @@ import { bufferBytes, loadProfile, type Profile } from '../shaper/profile.js';
 import { startCapture } from '../capture/tcpdump.js';
 import { connectRunToLab } from '../lab/network.js';
 import { extractGroundTruth } from '../probe/probe.js';
-import { regionHostMap } from '../lab/lab.js';
+import { regionHostMap } from '../lab/state.js';
 import type { RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
 import { startCallPeer } from '../lab/sites/call-peer.js';
@@ -28,6 +28,7 @@ import { loadModel } from '../classify/model.js';
 import { writeRunFiles } from '../results/write.js';
 import type { RunInfo } from '../results/schema.js';
 import { repoRoot } from '../util/paths.js';
+import { isInterruption, throwIfInterrupted } from '../util/interrupt.js';
 import { ARTIFACTS, runBrowserSession } from './browser-session.js';
 import { analyzeProfile, DISTURBANCE_FILE, modelId, REQUESTS_FILE, type ProfileAnalysis } from './analyze.js';
 import { disturbanceOf, loadAverage } from '../shaper/disturbance.js';
@@ -52,6 +53,14 @@ export interface RunOptions {
   progress?: (msg: string) => void;
   /** The same progress as data (about once a second per profile session). */
   onProgress?: (s: ProgressSample) => void;
+  /**
+   * Ctrl-C / SIGTERM: the profile in progress stops where it is (its capture, HAR and NetLog
+   * so far are kept), later profiles are not started, analysis is left to `ccbrowse analyze`,
+   * and run.json says the run is incomplete and why.
+   */
+  signal?: AbortSignal;
+  /** Profiles already loaded (validated before anything was created); else loaded here. */
+  loadedProfiles?: Profile[];
 }
 
 export interface RunOutcome {
@@ -78,8 +87,10 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   const startedAt = new Date();
   const site = (() => { try { return new URL(opts.scenario.startUrl).hostname; } catch { return opts.scenario.name; } })();
   const dir = resolve(opts.outDir, `${startedAt.toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${opts.scenario.name}-${runId}`);
+  // Profiles are validated before the run directory exists: bad input leaves nothing behind.
+  const profiles: Profile[] = opts.loadedProfiles ?? await Promise.all((opts.profiles ?? opts.scenario.profiles).map((p) => loadProfile(p)));
+  throwIfInterrupted(opts.signal);
   mkdirSync(dir, { recursive: true });
-  const profiles: Profile[] = await Promise.all((opts.profiles ?? opts.scenario.profiles).map((p) => loadProfile(p)));
   const modelPath = opts.modelPath ?? defaultModelPath();
   // Said before anything runs: a profile no controller was measured through names none.
   for (const p of profiles.filter((x) => !x.forClassification)) {
@@ -87,7 +98,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   }
   let browserVersion = 'unknown';
   const incomplete: string[] = [];
-  const abort = new AbortController();
+  const signal = opts.signal;
 
   const runInfo = (status: 'complete' | 'incomplete', endedAt: Date | null): RunInfo => ({
     schemaVersion: 1, runId,
@@ -102,17 +113,24 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   writeRunFiles(dir, { run: runInfo('incomplete', null) });
 
   for (const profile of profiles) {
+    if (signal?.aborted) {
+      incomplete.push(`${profile.name}: not started (${signal.reason?.message ?? 'interrupted'})`);
+      continue;
+    }
     const pdir = join(dir, profile.name);
     mkdirSync(pdir, { recursive: true });
     const stack = new CleanupStack(`run-${runId}-${profile.name}`);
     const profileStart = Date.now() / 1000;
     let runAddr: string | undefined;
-    const release = unwindOnSignals(stack, (m) => say(m));
+    // Between two steps: an interrupted run builds nothing more.
+    const step = () => throwIfInterrupted(signal);
     try {
       say(`[${profile.name}] topology and bottleneck (${profile.rateKbit} kbit/s, ${profile.delayMs} ms, ${profile.queue})`);
       // Each profile gets its own topology (and id): profiles never share a queue or a capture.
       const topo = await createTopology(stack, newRunId(), { clientMtu: profile.clientMtu });
+      step();
       const shaper = await applyShaper(stack, topo, profile);
+      step();
       let baseArgs: string[];
       let labCtx: LabContext | undefined;
       if (opts.mode === 'lab') {
@@ -128,7 +146,8 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
         baseArgs = ['--disable-background-networking', '--disable-component-update', '--no-first-run',
           '--autoplay-policy=no-user-gesture-required', ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
       }
-      const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(pdir, ARTIFACTS.pcap) });
+      step();
+      const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(pdir, ARTIFACTS.pcap), signal });
       if (opts.mode === 'lab' && opts.scenario.kind === 'call') {
         // The far end of the call: a second Chromium with a fake camera beyond the bottleneck
         // (in the run's upstream namespace), joined through the lab's signalling origin.
@@ -146,19 +165,21 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
         say(`[${profile.name}] call peer joined room ${room}`);
       }
       await waitForAddresses(topo.clientNs);
+      step();
       say(`[${profile.name}] browser: ${opts.scenario.startUrl}`);
       // Progress once a second from the browser's start to its end (phase, elapsed, flows, bytes).
       const meter = new ProgressMeter({
         profile: profile.name, capturePid: capture.pid, dev: topo.shaperServerDev, startedAt: Date.now(),
         flowsSeen: () => shaper.classifier.flowsSeen(),
-        emit: (s) => { say(formatProgress(s)); opts.onProgress?.(s); },
+        // The caller's live line when it has one; else a plain progress line.
+        emit: (s) => { if (opts.onProgress) opts.onProgress(s); else say(formatProgress(s)); },
       });
       const ticker = setInterval(() => { void meter.tick(); }, 1000);
       let session: Awaited<ReturnType<typeof runBrowserSession>>;
       try {
         session = await runBrowserSession(stack, {
           netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs, lab: labCtx, log: (m) => say(`[${profile.name}] ${m}`),
-          signal: abort.signal,
+          signal,
           onTick: () => { meter.phase = 'activity'; },
         });
       } finally {
@@ -182,18 +203,28 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
         }
       }
       if (shaper.delayLine && !shaper.delayLine.isAlive()) incomplete.push(`${profile.name}: the delay line died`);
-      if (session.outcome.status !== 'ok') {
+      if (signal?.aborted) {
+        const why = (signal.reason as Error | undefined)?.message ?? 'interrupted';
+        incomplete.push(`${profile.name}: ${why}${session.outcome.detail === why ? '' : ` (${session.outcome.detail})`}`);
+      } else if (session.outcome.status !== 'ok') {
         incomplete.push(`${profile.name}: ${session.outcome.status}: ${session.outcome.detail}${session.outcome.error ? ` (${session.outcome.error})` : ''}`);
       }
       say(`[${profile.name}] ${session.outcome.status}: ${session.outcome.detail}; ${stats.captured} packets captured, `
         + `${formatBytes(atEnd.bytesDown)} down / ${formatBytes(atEnd.bytesUp)} up`);
     } catch (err) {
       incomplete.push(`${profile.name}: ${(err as Error).message}`);
-      say(`[${profile.name}] failed: ${(err as Error).message}`);
+      say(`[${profile.name}] ${isInterruption(err) ? 'stopped' : 'failed'}: ${(err as Error).message}`);
     } finally {
-      await stack.unwind();
-      release();
+      const failures = await stack.unwind();
+      for (const f of failures) say(`[${profile.name}] could not remove ${f} (the reaper retries at the next start)`);
     }
+  }
+  if (signal?.aborted) {
+    // Ctrl-C means stop now: the raw data stays, marked incomplete, for `ccbrowse analyze` later.
+    if (!opts.keepKeys) for (const p of profiles) rmSync(join(dir, p.name, ARTIFACTS.keylog), { force: true });
+    writeRunFiles(dir, { run: runInfo('incomplete', new Date()) });
+    say(`${signal.reason?.message ?? 'interrupted'}: partial data kept in ${dir} (not analysed: 'ccbrowse analyze ${dir}')`);
+    return { dir, runId, status: 'incomplete', incompleteReason: incomplete.join('; '), summary: [], byAssetType: [], byteCoverage: {} };
   }
   say('analysis: trace, correlate, classify');
   let result: Awaited<ReturnType<typeof analyzeRunDir>>;

@@ -6,13 +6,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
+import { CleanupStack } from '../net/cleanup.js';
+import { launch } from '../net/launch.js';
 import { linkCounters, newRunId } from '../net/netns.js';
 import { ADDR, createTopology, type Topology } from '../net/topology.js';
-import { processStartTime } from '../net/resources.js';
 import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
 import { hostStalledProbes, oneWayMs, probeTimings, readTaggedUdp } from '../capture/probe-times.js';
-import { run, start } from '../util/exec.js';
+import { run } from '../util/exec.js';
+import { throwIfInterrupted } from '../util/interrupt.js';
 import { CcbError } from '../util/errors.js';
 import { nodeModuleCommand } from '../util/node-script.js';
 import { median, quantile } from '../util/stats.js';
@@ -48,6 +49,8 @@ export interface CheckItem { name: string; ok: boolean; configured: string; meas
 
 export interface ShaperCheckReport {
   schemaVersion: 1;
+  /** The check's own run id: its namespaces are ccb-<runId>-* (tests look for leftovers by it). */
+  runId?: string;
   profile: Profile;
   backend: DelayBackend;
   flows: number;
@@ -84,6 +87,8 @@ export interface ShaperCheckOptions {
   /** Keep the capture here instead of a temporary file. */
   pcapOut?: string;
   progress?: (msg: string) => void;
+  /** Ctrl-C: the check stops where it is; its topology is removed before it returns. */
+  signal?: AbortSignal;
 }
 
 /** Goodput a TCP flow can reach through a link of `rateKbit` counted on Ethernet frames. */
@@ -100,16 +105,11 @@ export function goodputKbit(samples: [number, number][], warmupSeconds: number):
   return ((b1 - b0) * 8) / (t1 - t0) / 1000;
 }
 
-async function startAgentServer(stack: CleanupStack, topo: Topology): Promise<void> {
+async function startAgentServer(stack: CleanupStack, topo: Topology, signal?: AbortSignal): Promise<void> {
   const [node, ...args] = nodeModuleCommand('shaper/check-agent.ts');
-  const child = start('ip', ['netns', 'exec', topo.upstreamNs, node, ...args, 'serve', '5001', '5002']);
-  stack.push({ kind: 'process', pid: child.pid!, startTime: processStartTime(child.pid!) ?? '', what: 'shaper check sender' });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new CcbError(`shaper check sender did not start: ${err}`)), 15_000);
-    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) { clearTimeout(timer); resolve(); } });
-    child.once('exit', () => { clearTimeout(timer); reject(new CcbError(`shaper check sender exited: ${err}`)); });
+  await launch(node, [...args, 'serve', '5001', '5002'], {
+    what: 'shaper check sender', stack, netns: topo.upstreamNs, signal,
+    ready: { stream: 'stdout', pattern: /ready/, timeoutMs: 15_000 },
   });
 }
 
@@ -120,24 +120,25 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
   const warmup = opts.warmupSeconds ?? 3;
   const runId = newRunId();
   const stack = new CleanupStack(`check-${runId}`);
-  const releaseSignals = unwindOnSignals(stack);
+  const signal = opts.signal;
   const workDir = mkdtempSync(join(tmpdir(), 'ccb-check-'));
   try {
     say(`building topology ccb-${runId} with profile ${profile.name}`);
     const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
+    throwIfInterrupted(signal);
     // The check measures the link, not a sender's loss recovery: its own TCP flows keep SACK
     // (without it, a burst of drops at the 2-BDP queue ends in timeouts and the link idles).
     // Runs use the profile's own setting.
     const shaper = await applyShaper(stack, topo, { ...profile, sack: true }, { backend: opts.backend });
     say(`shaper ready (${shaper.backend} delay, ${profile.queue} queues of ${shaper.bufferBytes} bytes)`);
-    await startAgentServer(stack, topo);
+    await startAgentServer(stack, topo, signal);
 
     const pcap = opts.pcapOut ?? join(workDir, 'check.pcap');
     const before = await linkCounters(topo.upstreamNs, topo.upstreamDev);
-    const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: pcap });
+    const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: pcap, signal });
     // A second tap at the client times the UDP probes and overload packets by the kernel.
     const clientPcap = join(workDir, 'client-udp.pcap');
-    const clientCapture = await startCapture(stack, { netns: topo.clientNs, dev: topo.clientDev, file: clientPcap, filter: 'udp' });
+    const clientCapture = await startCapture(stack, { netns: topo.clientNs, dev: topo.clientDev, file: clientPcap, filter: 'udp', signal });
 
     const rateBytesPerSec = (profile.rateKbit * 1000) / 8;
     const blastPayload = Math.max(200, Math.min(1000, Math.round(rateBytesPerSec / 500)));
@@ -153,10 +154,9 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
     say(`measuring: 1 flow alone, then ${opts.flows} at once, ${phaseSeconds} s each; UDP probes every 50 ms`);
     const [node, ...args] = nodeModuleCommand('shaper/check-agent.ts');
     // An independent witness of the host's stalls while the delay line is measured.
-    const stallMonitor = shaper.delayLine ? startHostStallMonitor((phaseSeconds * 2 + 60) * 1000) : undefined;
-    if (stallMonitor) stack.push({ kind: 'process', pid: stallMonitor.pid, startTime: processStartTime(stallMonitor.pid) ?? '', what: 'host stall sampler' });
+    const stallMonitor = shaper.delayLine ? startHostStallMonitor((phaseSeconds * 2 + 60) * 1000, stack) : undefined;
     const measuredRun = await run('ip', ['netns', 'exec', topo.clientNs, node, ...args, 'measure', JSON.stringify(plan)],
-      { timeoutMs: (phaseSeconds * 2 + 30) * 1000 });
+      { timeoutMs: (phaseSeconds * 2 + 30) * 1000, signal });
     const m = JSON.parse(measuredRun.stdout) as MeasureResult;
     if (process.env.CCB_DEBUG_CHECK) writeFileSync(process.env.CCB_DEBUG_CHECK, measuredRun.stdout);
     if (shaper.delayLine && !shaper.delayLine.isAlive()) throw new CcbError('the delay line died during the check: measurement invalid');
@@ -178,10 +178,9 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
     const after = await linkCounters(topo.upstreamNs, topo.upstreamDev);
     const serverPackets = after.rxPackets - before.rxPackets + after.txPackets - before.txPackets;
 
-    return evaluate(opts, shaper.backend, m, hostStalled, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup, hostStalls);
+    return { ...evaluate(opts, shaper.backend, m, hostStalled, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup, hostStalls), runId };
   } finally {
     const failures = await stack.unwind();
-    releaseSignals();
     if (!opts.pcapOut) rmSync(workDir, { recursive: true, force: true });
     if (failures.length) say(`cleanup problems: ${failures.join('; ')}`);
   }

@@ -17,7 +17,8 @@ import { z } from 'zod';
 import type { CleanupStack } from '../net/cleanup.js';
 import { processStartTime, undo, type Resource } from '../net/resources.js';
 import { BadInputError, CcbError, MissingPrerequisiteError } from '../util/errors.js';
-import { start } from '../util/exec.js';
+import { startProcess } from '../net/launch.js';
+import { repoRoot } from '../util/paths.js';
 
 /** Exit codes of ccb-delayline (see native/delayline/ccb-delayline.c). */
 const EXIT_NOT_ROOT = 3;
@@ -138,24 +139,6 @@ export interface DelayLine {
   on(event: 'exit', listener: (exit: DelayLineExit) => void): this;
   once(event: 'exit', listener: (exit: DelayLineExit) => void): this;
   off(event: 'exit', listener: (exit: DelayLineExit) => void): this;
-}
-
-/** Walks up from this module to the ccbrowse package root (works from src/ and dist/). */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'ccbrowse') return dir;
-      } catch {
-        /* not ours: keep walking */
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new CcbError('cannot find the ccbrowse repository root above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
 }
 
 /** Path of the built delay line; throws MissingPrerequisiteError if it was not built. */
@@ -450,7 +433,8 @@ export async function startDelayLine(opts: DelayLineOptions): Promise<DelayLine>
   }
   const args = ['netns', 'exec', opts.netns, binary, ...delayLineArguments(opts)];
   // `ip netns exec` execs the program in place, so the child's pid is the delay line's.
-  const child = start('ip', args);
+  // Through the one launcher; the stack entry below is the delay line's own (it reads the final counters).
+  const child = startProcess('ip', args, { what: `ccb-delayline queue ${opts.queueNum} in ${opts.netns}`, stack: null }).child;
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
   if (child.pid === undefined) {
     const err = await spawnError;

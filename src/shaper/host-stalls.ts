@@ -6,7 +6,9 @@
  * and timing tests print it next to a failure so a noisy host is told from a broken shaper.
  */
 import { z } from 'zod';
-import { run, start } from '../util/exec.js';
+import type { CleanupStack } from '../net/cleanup.js';
+import { startProcess } from '../net/launch.js';
+import { run } from '../util/exec.js';
 import { CcbError } from '../util/errors.js';
 import { udpProbeBinaryPath } from './delayline.js';
 
@@ -44,30 +46,19 @@ export async function measureHostStalls(ms: number): Promise<HostStalls> {
 }
 
 /**
- * Samples the host until stop() (at most `maxMs` wake-ups), e.g. around a timing test. The
- * sampler is this process's own child and is ended by its pid.
+ * Samples the host until stop() (at most `maxMs` wake-ups), e.g. around a timing test. On a
+ * run's cleanup stack when given one; without, the caller stops it (and it never outlives us).
  */
-export function startHostStallMonitor(maxMs = 600_000): { pid: number; stop(): Promise<HostStalls> } {
+export function startHostStallMonitor(maxMs = 600_000, stack: CleanupStack | null = null): { pid: number; stop(): Promise<HostStalls> } {
   const startedAtUs = Date.now() * 1000;
-  const child = start(udpProbeBinaryPath(), ['stalls', '--count', String(Math.round(maxMs)), '--rt-prio', String(RT_PRIORITY)]);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  let spawnError: Error | undefined;
-  const closed = new Promise<void>((resolve) => {
-    child.once('error', (e) => { spawnError = e; resolve(); }); // e.g. not built: reported by stop()
-    child.once('close', () => resolve());
-  });
-  if (child.pid === undefined) throw new CcbError(`could not start ${udpProbeBinaryPath()}`);
+  const p = startProcess(udpProbeBinaryPath(), ['stalls', '--count', String(Math.round(maxMs)), '--rt-prio', String(RT_PRIORITY)],
+    { what: 'host stall sampler', stack });
   return {
-    pid: child.pid,
+    pid: p.pid,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await closed;
-      if (spawnError) throw new CcbError(`ccb-udpprobe stalls failed: ${spawnError.message}`);
-      if (!out.trim()) throw new CcbError(`ccb-udpprobe stalls gave no result: ${err.trim() || `exit ${child.exitCode}`}`);
-      return parse(out, startedAtUs);
+      const exit = await p.stop();
+      if (!p.stdout().trim()) throw new CcbError(`ccb-udpprobe stalls gave no result: ${p.stderr().trim() || `exit ${exit.code}`}`);
+      return parse(p.stdout(), startedAtUs);
     },
   };
 }

@@ -4,10 +4,11 @@
  * every profile is validated on load so a typo is a clear error, not a wrong measurement.
  */
 import { existsSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { BadInputError } from '../util/errors.js';
+import { repoRoot } from '../util/paths.js';
+import { loadUserFile, type UserFileKind } from '../util/user-file.js';
 
 const bufferSchema = z.union([
   z.object({ bdp: z.number().positive().max(1000) }).strict(),
@@ -118,45 +119,23 @@ export function parseProfile(value: unknown, source: string): Profile {
 
 /** Repository directory holding the shipped profiles. */
 export function shapersDir(): string {
-  return resolve(new URL('../../shapers', import.meta.url).pathname);
+  return resolve(repoRoot(), 'shapers');
 }
+
+const PROFILE_FILE: UserFileKind<Profile> = {
+  what: 'network profile', helper: 'defineProfile', example: 'shapers/nebby-50.ts', schema: profileSchema, json: true,
+};
 
 /**
  * Loads a profile by file path (.ts/.js/.json) or by the name of a shipped profile
- * ("nebby-50" -> shapers/nebby-50.ts). TypeScript files load without a build step.
+ * ("nebby-50" -> shapers/nebby-50.ts), through the one user-file loader (util/user-file.ts).
  */
 export async function loadProfile(nameOrPath: string): Promise<Profile> {
-  let path = nameOrPath;
-  if (!/[/\\]|\.(ts|js|mjs|json)$/.test(nameOrPath)) path = resolve(shapersDir(), `${nameOrPath}.ts`);
-  path = resolve(path);
+  const isPath = /[/\\]|\.(ts|mts|js|mjs|json)$/.test(nameOrPath);
+  const path = isPath ? resolve(nameOrPath) : resolve(shapersDir(), `${nameOrPath}.ts`);
   if (!existsSync(path)) {
     throw new BadInputError(`network profile not found: ${nameOrPath}`,
       `give a path to a profile file or one of the shipped names (ls ${shapersDir()})`);
   }
-  let mod: { default?: unknown };
-  try {
-    if (path.endsWith('.json')) {
-      const { readFileSync } = await import('node:fs');
-      mod = { default: JSON.parse(readFileSync(path, 'utf8')) };
-    } else {
-      const { tsImport } = await import('tsx/esm/api');
-      mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
-      // Outside an ESM package (no "type": "module" above it) the file loads as CommonJS and
-      // its default export arrives wrapped once more.
-      const inner = (mod.default as { default?: unknown } | undefined)?.default;
-      if (inner !== undefined && typeof mod.default === 'object' && Object.keys(mod.default as object).includes('default')) mod = { default: inner };
-    }
-  } catch (err) {
-    throw new BadInputError(`could not load network profile ${path}: ${(err as Error).message}`,
-      'the file must be valid TypeScript/JSON exporting `export default defineProfile({...})`');
-  }
-  // tsx exposes a file without `export default` as a default holding its named exports.
-  const named = Object.keys(mod).filter((k) => k !== 'default');
-  const defaultIsNamespace = named.length > 0 && typeof mod.default === 'object' && mod.default !== null &&
-    named.every((k) => k in (mod.default as object));
-  if (mod.default === undefined || defaultIsNamespace) {
-    throw new BadInputError(`network profile ${path} has no default export`,
-      'end the file with `export default defineProfile({...})`');
-  }
-  return parseProfile(mod.default, basename(path));
+  return loadUserFile(path, PROFILE_FILE);
 }

@@ -48,6 +48,7 @@ export interface ConditionInputs {
   /** Delivered payload bytes per second at the busiest, or null. */
   deliveryBytesPerSecond: number | null;
   tcp?: { dataPackets: number; dataBytes: number; reorderedPackets: number; upstreamLostBytes: number; retransmittedPackets: number; needlessResends: number };
+  bifMethod: NonNullable<FlowConditions['bifMethod']>;
 }
 
 export function flowConditions(c: ConditionInputs): FlowConditions {
@@ -70,6 +71,7 @@ export function flowConditions(c: ConditionInputs): FlowConditions {
     reorderShare: tcp ? round(tcp.dataPackets > 0 ? tcp.reorderedPackets / tcp.dataPackets : 0) : null,
     upstreamLossShare: tcp ? round(tcp.dataBytes + tcp.upstreamLostBytes > 0 ? tcp.upstreamLostBytes / (tcp.dataBytes + tcp.upstreamLostBytes) : 0) : null,
     needlessResendShare: tcp ? round(tcp.retransmittedPackets > 0 ? tcp.needlessResends / tcp.retransmittedPackets : 0, 3) : null,
+    bifMethod: c.bifMethod,
   };
 }
 

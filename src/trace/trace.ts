@@ -282,6 +282,7 @@ export class TraceBuilder {
       rttSeconds: rtt.medianSeconds, minRttSeconds: rtt.minSeconds, opening: base.openingRtt ?? null, deliveryBytesPerSecond: rate,
       tcp: { dataPackets: stats.dataPackets, dataBytes: stats.dataBytes, reorderedPackets: stats.reorderedPackets, upstreamLostBytes: stats.upstreamLostBytes,
         retransmittedPackets: stats.retransmittedPackets, needlessResends: stats.needlessRetransmissions + stats.spuriousRetransmissions },
+      bifMethod: 'exact',
     });
     return {
       ...base,
@@ -377,6 +378,7 @@ export class TraceBuilder {
     const conditions = flowConditions({
       transport: 'quic', segmentBytes: toClient.packets ? toClient.payloadBytes / toClient.packets : 0, sack: true,
       rttSeconds, minRttSeconds: minRtt, opening,
+      bifMethod: q.exact ? 'exact' : q.replay ? 'replayed' : 'estimated',
       deliveryBytesPerSecond: t.length > 1 ? toClient.payloadBytes / sending : null,
     });
     return {

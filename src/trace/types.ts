@@ -63,6 +63,12 @@ export interface FlowConditions {
   upstreamLossShare: number | null;
   /** TCP: share of the resent segments that were not losses (go-back-N after a timeout, spurious). */
   needlessResendShare: number | null;
+  /**
+   * How bytes in flight were read: 'exact' (TCP sequence and ACK numbers; QUIC decrypted with the
+   * key log), 'replayed' (QUIC through a replay of a known bottleneck), 'estimated' (QUIC by
+   * Nebby's heuristic: no keys, no known bottleneck). Absent in conditions recorded before it.
+   */
+  bifMethod?: 'exact' | 'replayed' | 'estimated';
 }
 
 export interface SenderLoss {

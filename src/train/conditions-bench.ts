@@ -10,6 +10,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
 import { calibrate, fitCalibration, type Calibrations } from '../classify/calibration.js';
+import { confidenceOf, fitConfidenceModel, reliabilityOf, type ConfidenceModel } from '../classify/confidence.js';
 import { defaultPipelineConfig, type PipelineConfig } from '../classify/config.js';
 import type { BifSeries } from '../trace/types.js';
 import { designFamilyOf, holdOutVerdict } from './bench.js';
@@ -50,7 +51,9 @@ export interface Outcome {
   predicted: string;
   confidence: number;
   reason: string;
-  perProfile: Array<{ profile: string; predicted: string; confidence: number }>;
+  perProfile: Array<{ profile: string; predicted: string; confidence: number; reliability: number[] | null }>;
+  /** The fused verdict's reliability indicators (classify/confidence.ts), when it named a CCA. */
+  reliability: number[] | null;
 }
 
 /** One series object per entry, made once, so features are extracted once (features.ts caches by series). */
@@ -74,11 +77,15 @@ export function judge(entries: GridEntry[], model: Model, cache: SeriesCache): O
   }
   return [...groups.values()].map((g) => {
     const e = g[0].e;
-    const fused = fuseProfiles(g.map((x) => x.v), { calibration: model.calibration });
+    const vs = g.map((x) => x.v);
+    const fused = fuseProfiles(vs, { calibration: model.calibration });
+    // The raw fused verdict's indicators, for fitting confidence models on held-out outcomes.
+    const rawFused = model.calibration ? fuseProfiles(vs) : fused;
     return {
       conditionId: e.conditionId, axis: e.axis, value: e.value, origin: e.origin, protocol: e.protocol, truth: e.label, rep: e.rep,
       predicted: fused.label, confidence: fused.confidence, reason: fused.reason,
-      perProfile: g.map((x) => ({ profile: x.e.profile, predicted: x.v.label, confidence: x.v.confidence })),
+      reliability: rawFused.kind === 'cca' ? reliabilityOf(rawFused) : null,
+      perProfile: g.map((x) => ({ profile: x.e.profile, predicted: x.v.label, confidence: x.v.confidence, reliability: x.v.kind === 'cca' ? reliabilityOf(x.v) : null })),
     };
   });
 }
@@ -211,41 +218,60 @@ export function openSetTable(os: Outcome[]): string {
  * The shipped model: trained on every grid condition, its confidence calibrated on how often
  * leave-one-condition-out verdicts of each raw confidence were right (calibration.ts).
  */
-export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string, opts: BenchTrainOptions = {}): { model: Model; loco: Outcome[] } {
+export function trainCalibrated(entries: GridEntry[], cache: SeriesCache, source: string, opts: BenchTrainOptions & { calibration?: CalibrationKind } = {}): { model: Model; loco: Outcome[] } {
   const loco = leaveOneConditionOut(entries, cache, opts);
   const model = trainFromEntries(entries, { source, seriesOf: (e) => cache.of(e as GridEntry), pipeline: opts.pipeline });
-  model.calibration = calibrationsFrom(loco, `leave one condition out over ${source} (${loco.length} measurements)`);
+  model.calibration = calibrationsFrom(loco, `leave one condition out over ${source} (${loco.length} measurements)`, opts.calibration);
   return { model, loco };
 }
 
 const answers = (os: Array<{ predicted: string; confidence: number; truth: string }>) =>
   os.filter((o) => !NON_ANSWERS.has(o.predicted)).map((o) => ({ confidence: o.confidence, right: o.predicted === o.truth }));
 
+type Scored = { truth: string; predicted: string; confidence: number; reliability: number[] | null };
+
 /** Single-profile verdicts of the outcomes (every profile of every measurement). */
-export const singleProfile = (os: Outcome[]) => os.flatMap((o) => o.perProfile.map((p) => ({ truth: o.truth, predicted: p.predicted, confidence: p.confidence })));
+export const singleProfile = (os: Outcome[]): Scored[] => os.flatMap((o) => o.perProfile.map((p) => ({ truth: o.truth, predicted: p.predicted, confidence: p.confidence, reliability: p.reliability })));
+const fusedOnes = (os: Outcome[]): Scored[] => os.filter((o) => o.perProfile.length > 1);
+
+/** How verdicts' confidences are calibrated: the raw score through an isotonic map, or a logistic model over indicators first. */
+export type CalibrationKind = 'isotonic' | 'logistic';
+
+function fitKind(os: Scored[], kind: CalibrationKind, fittedOn: string): { map: ReturnType<typeof fitCalibration>; model?: ConfidenceModel } {
+  const answered = os.filter((o) => !NON_ANSWERS.has(o.predicted) && o.reliability);
+  if (kind === 'isotonic' || answered.length < 30) return { map: fitCalibration(answers(os), fittedOn) };
+  const model = fitConfidenceModel(answered.map((o) => ({ x: o.reliability!, right: o.predicted === o.truth })), fittedOn);
+  const map = fitCalibration(answered.map((o) => ({ confidence: confidenceOf(model, o.reliability!), right: o.predicted === o.truth })), fittedOn);
+  return { map, model };
+}
 
 /** Both maps from held-out outcomes: fused from measurements of several profiles, single from every profile's own verdict. */
-export function calibrationsFrom(os: Outcome[], fittedOn: string): Calibrations {
-  return {
-    fused: fitCalibration(answers(os.filter((o) => o.perProfile.length > 1)), `${fittedOn}, fused`),
-    single: fitCalibration(answers(singleProfile(os)), `${fittedOn}, single profile`),
-  };
+export function calibrationsFrom(os: Outcome[], fittedOn: string, kind: CalibrationKind = 'isotonic'): Calibrations {
+  const f = fitKind(fusedOnes(os), kind, `${fittedOn}, fused`);
+  const s = fitKind(singleProfile(os), kind, `${fittedOn}, single profile`);
+  return { fused: f.map, single: s.map, ...(f.model ? { fusedModel: f.model } : {}), ...(s.model ? { singleModel: s.model } : {}) };
+}
+
+/** A held-out verdict's calibrated confidence under calibrations fitted elsewhere. */
+export function calibrated(c: Calibrations, o: Scored, fused: boolean): number {
+  if (NON_ANSWERS.has(o.predicted)) return o.confidence;
+  const [map, model] = fused ? [c.fused, c.fusedModel] : [c.single, c.singleModel];
+  return calibrate(map, model && o.reliability ? confidenceOf(model, o.reliability) : o.confidence);
 }
 
 /**
  * Honest calibration figures: each condition's verdicts calibrated by maps fitted on the other
  * conditions' held-out verdicts only (the maps never saw the condition they are scored on).
  */
-export function calibratedLoco(loco: Outcome[]): Outcome[] {
+export function calibratedLoco(loco: Outcome[], kind: CalibrationKind = 'isotonic'): Outcome[] {
   const out: Outcome[] = [];
   for (const id of [...new Set(loco.map((o) => o.conditionId))]) {
-    const c = calibrationsFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`);
+    const c = calibrationsFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`, kind);
     for (const o of loco.filter((x) => x.conditionId === id)) {
-      const map = o.perProfile.length > 1 ? c.fused : c.single;
       out.push({
         ...o,
-        confidence: NON_ANSWERS.has(o.predicted) ? o.confidence : calibrate(map, o.confidence),
-        perProfile: o.perProfile.map((p) => (NON_ANSWERS.has(p.predicted) ? p : { ...p, confidence: calibrate(c.single, p.confidence) })),
+        confidence: calibrated(c, o, o.perProfile.length > 1),
+        perProfile: o.perProfile.map((p) => ({ ...p, confidence: calibrated(c, { ...p, truth: o.truth }, false) })),
       });
     }
   }

@@ -9,15 +9,16 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CleanupStack, unwindOnSignals } from '../net/cleanup.js';
+import { CleanupStack } from '../net/cleanup.js';
 import { processStartTime } from '../net/resources.js';
+import { startProcess } from '../net/launch.js';
 import { labDown, labUp } from '../lab/control.js';
 import { loadLabConfig, parseLabConfig, type LabConfig } from '../lab/config.js';
-import { start } from '../util/exec.js';
 import { CcbError } from '../util/errors.js';
+import { abortableSleep, throwIfInterrupted } from '../util/interrupt.js';
 import { tcpPayloadBytes, type Profile } from '../shaper/profile.js';
 import { bdpBytes, bufferBytes } from '../shaper/profile.js';
-import { saveDataset } from './dataset.js';
+import { loadDataset, saveDataset } from './dataset.js';
 import { resolveCondition, type EntryConditions, type Grid, type ResolvedCondition } from './grid.js';
 import { collect } from './train.js';
 
@@ -67,6 +68,8 @@ export interface GridRunOptions {
   /** Measurements per controller, overriding the grid's and the conditions' own. */
   runs?: number;
   progress?: (m: string) => void;
+  /** Ctrl-C: the condition in progress stops (its probes keep what they captured), none after it starts. */
+  signal?: AbortSignal;
 }
 
 /** Runs the grid; returns the dataset files written (one per condition measured). */
@@ -75,7 +78,8 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
   mkdirSync(o.outDir, { recursive: true });
   const baseLab = await loadLabConfig(resolve(grid.lab));
   const wanted = grid.conditions.filter((c) => !o.only || o.only.includes(c.id)).map((c) => resolveCondition(grid, c));
-  const todo = wanted.filter((c) => !existsSync(datasetPath(o.outDir, c.id)));
+  // A condition measured before keeps its dataset; only origins it lacks (added to the grid since) are measured.
+  const todo = wanted.filter((c) => missingOrigins(grid, o.outDir, c).length > 0);
   if (todo.length < wanted.length) say(`grid ${grid.name}: ${wanted.length - todo.length} condition(s) already measured, skipped`);
   // Conditions with the same server-side path share a region; a lab carries a few regions.
   const byPath = new Map<string, ResolvedCondition[]>();
@@ -91,23 +95,44 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
     const cfgPath = join(o.outDir, `lab-${batch[0][0].id}.json`);
     writeFileSync(cfgPath, JSON.stringify(cfg, null, 1));
     say(`grid ${grid.name}: lab for ${batch.flat().map((c) => c.id).join(', ')}`);
-    // The lab's supervisor goes on a stack of ours too: Ctrl-C takes the lab down with the grid.
+    throwIfInterrupted(o.signal);
+    // The lab's supervisor goes on a stack of ours too: Ctrl-C (or the reaper, after a kill)
+    // takes the lab down with the grid. labUp itself stops it if Ctrl-C comes while it starts.
     const labStack = new CleanupStack(`grid-lab-${grid.name}-${process.pid}`);
-    const release = unwindOnSignals(labStack);
     try {
-      const lab = await labUp({ config: cfgPath });
-      labStack.push({ kind: 'process', pid: lab.pid, startTime: processStartTime(lab.pid) ?? '', what: `lab ${cfg.name} supervisor` });
-      for (const g of batch) for (const c of g) written.push(await measureCondition(grid, lab, c, g[0].region.name, o, say));
+      const lab = await labUp({ config: cfgPath, signal: o.signal }).catch(async (err: Error) => {
+        if (o.signal?.aborted) throw err;
+        // A loaded host can make an origin miss its start-up deadline: one more try before giving up.
+        say(`grid ${grid.name}: the lab did not start (${err.message}); trying once more`);
+        await abortableSleep(30_000, o.signal);
+        return labUp({ config: cfgPath, signal: o.signal });
+      });
+      labStack.push({ kind: 'process', pid: lab.pid, startTime: lab.supervisorStartTime ?? processStartTime(lab.pid) ?? '', what: `lab ${cfg.name} supervisor` });
+      for (const g of batch) {
+        for (const c of g) {
+          throwIfInterrupted(o.signal);
+          written.push(await measureCondition(grid, lab, c, g[0].region.name, o, say));
+        }
+      }
     } finally {
       await labDown(cfg.name).catch(() => {});
       await labStack.unwind();
-      release();
     }
   }
   return written;
 }
 
 export const datasetPath = (outDir: string, id: string) => join(outDir, `${id}.json`);
+
+/** The grid's origins that a condition's dataset has no trace of yet (all when there is none). */
+function missingOrigins(grid: Grid, outDir: string, c: ResolvedCondition): string[] {
+  const path = datasetPath(outDir, c.id);
+  if (!existsSync(path)) return grid.origins;
+  const present = new Set(loadDataset(path).entries.map((e) => e.origin));
+  // A TCP-only condition never has QUIC origins: not missing.
+  const applicable = (name: string) => c.protocols.includes(name.startsWith('tcp-') ? 'tcp' : 'quic');
+  return grid.origins.filter((n) => !present.has(n) && applicable(n));
+}
 
 /** One lab for a batch of server-side paths: the grid's origins, one region per path. */
 function labFor(grid: Grid, base: LabConfig, regions: ResolvedCondition['region'][]): LabConfig {
@@ -122,38 +147,33 @@ function labFor(grid: Grid, base: LabConfig, regions: ResolvedCondition['region'
 async function measureCondition(grid: Grid, lab: Awaited<ReturnType<typeof labUp>>, c: ResolvedCondition, region: string, o: GridRunOptions,
   say: (m: string) => void): Promise<string> {
   const stack = new CleanupStack(`grid-${c.id}-${process.pid}`);
-  const release = unwindOnSignals(stack);
   try {
     startCpuLoad(stack, c.cpuLoad);
     const t0 = Date.now();
     say(`condition ${c.id} (${c.axis}: ${c.value}): ${c.concurrency} at once${c.cpuLoad ? `, ${c.cpuLoad} busy process(es)` : ''}`);
-    const entries = await collect(lab, {
+    const path = datasetPath(o.outDir, c.id);
+    const missing = missingOrigins(grid, o.outDir, c);
+    const earlier = existsSync(path) ? loadDataset(path).entries : [];
+    const fresh = await collect(lab, {
       regions: [region], profiles: c.profiles, runs: o.runs ?? c.runs, bytes: 0, concurrency: c.concurrency,
       outDir: join('runs', 'grid', grid.name, c.id),
-      only: grid.origins, protocols: c.protocols,
+      only: missing, protocols: c.protocols,
       profileOverrides: c.profile,
       bytesFor: (p, protocol) => bytesForSeconds(p, protocol, grid.seconds),
       crossTraffic: c.crossTraffic ? { origin: c.crossTraffic, bytes: 50_000_000, leadSeconds: 3 } : undefined,
       conditionsOf: (p) => entryConditions(c, p) as unknown as Record<string, unknown>,
-      progress: say,
+      progress: say, signal: o.signal,
     });
-    const path = datasetPath(o.outDir, c.id);
+    const entries = [...earlier, ...fresh];
     saveDataset(path, entries);
-    say(`condition ${c.id}: ${entries.length} traces in ${((Date.now() - t0) / 60000).toFixed(1)} min -> ${path}`);
+    say(`condition ${c.id}: ${fresh.length} traces${earlier.length ? ` added to ${earlier.length}` : ''} in ${((Date.now() - t0) / 60000).toFixed(1)} min -> ${path}`);
     return path;
   } finally {
     await stack.unwind();
-    release();
   }
 }
 
 /** Busy processes at normal priority beside the measurement, ended with the condition. */
 function startCpuLoad(stack: CleanupStack, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const child = start('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' });
-    child.on('error', () => {});
-    const startTime = child.pid === undefined ? undefined : processStartTime(child.pid);
-    if (child.pid === undefined || startTime === undefined) throw new CcbError('could not start a CPU load process');
-    stack.push({ kind: 'process', pid: child.pid, startTime, what: 'grid background CPU load' });
-  }
+  for (let i = 0; i < n; i++) startProcess('sh', ['-c', 'while :; do :; done'], { what: 'grid background CPU load', stack, stdio: 'ignore' });
 }

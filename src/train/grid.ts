@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { regionSchema } from '../lab/config.js';
 import { BadInputError } from '../util/errors.js';
+import { loadUserFile } from '../util/user-file.js';
 
 const conditionId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,15}$/, 'lower-case letters, digits and "-", at most 16 characters (it names a lab region)');
 
@@ -158,24 +159,7 @@ export interface EntryConditions {
   crossTraffic: string | null;
 }
 
-/** Loads a grid file (.ts via tsx, or .json). */
+/** Loads a grid file (.ts or .json) through the one user-file loader (util/user-file.ts). */
 export async function loadGrid(path: string): Promise<Grid> {
-  const { existsSync, readFileSync } = await import('node:fs');
-  const { resolve } = await import('node:path');
-  const { pathToFileURL } = await import('node:url');
-  const full = resolve(path);
-  if (!existsSync(full)) throw new BadInputError(`conditions grid not found: ${path}`, 'see labs/grid.ts');
-  let value: unknown;
-  try {
-    if (full.endsWith('.json')) value = JSON.parse(readFileSync(full, 'utf8'));
-    else {
-      const { tsImport } = await import('tsx/esm/api');
-      value = ((await tsImport(pathToFileURL(full).href, import.meta.url)) as { default?: unknown }).default;
-      const inner = (value as { default?: unknown } | undefined)?.default;
-      if (inner !== undefined) value = inner;
-    }
-  } catch (err) {
-    throw new BadInputError(`could not load conditions grid ${full}: ${(err as Error).message}`);
-  }
-  return parseGrid(value, full);
+  return loadUserFile(path, { what: 'conditions grid', helper: 'defineGrid', example: 'labs/grid.ts', schema: gridSchema as z.ZodType<Grid>, json: true });
 }

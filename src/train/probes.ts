@@ -3,6 +3,7 @@
  * topology, so a few run concurrently; more than ~3 at once only adds CPU contention on small
  * hosts, which distorts timing (and therefore BiF).
  */
+import { throwIfInterrupted } from '../util/interrupt.js';
 import type { RunningLab } from '../lab/state.js';
 import { probeOnce, resolveProbeTarget, type CrossTraffic, type ProbeResult } from '../probe/probe.js';
 import { BadInputError } from '../util/errors.js';
@@ -34,11 +35,12 @@ export function labTargets(lab: RunningLab, region: string, only?: string[]): La
   return out.sort((a, b) => a.origin.localeCompare(b.origin));
 }
 
-export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+/** Runs fn over items, `concurrency` at a time; once `signal` aborts no new item starts (the result then has gaps). */
+export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !signal?.aborted) {
       const i = next++;
       out[i] = await fn(items[i], i);
     }
@@ -58,23 +60,29 @@ export function crossTrafficTarget(lab: RunningLab, spec: CrossTrafficSpec, regi
   return { target: resolveProbeTarget(lab, `https://${o.hosts[0]}/bytes/${spec.bytes}`, region), leadSeconds: spec.leadSeconds };
 }
 
-export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: { outDir: string; concurrency?: number; progress?: (m: string) => void; crossTraffic?: CrossTrafficSpec }): Promise<ProbeOutcome[]> {
+export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: {
+  outDir: string; concurrency?: number; progress?: (m: string) => void; crossTraffic?: CrossTrafficSpec;
+  /** Ctrl-C: running probes stop and keep what they captured; no new one starts; then this throws. */
+  signal?: AbortSignal;
+}): Promise<ProbeOutcome[]> {
   const say = opts.progress ?? (() => {});
   let done = 0;
   // Cross traffic makes a probe slower (it shares the link): more time before giving up.
   const timeoutSeconds = opts.crossTraffic ? 180 : 90;
   // A wrong cross-traffic origin is one error, not one per job.
   if (opts.crossTraffic) for (const region of new Set(jobs.map((j) => j.region))) crossTrafficTarget(lab, opts.crossTraffic, region);
-  return runPool(jobs, opts.concurrency ?? 3, async (job) => {
+  const outcomes = await runPool(jobs, opts.concurrency ?? 3, async (job) => {
     try {
       const t = resolveProbeTarget(lab, `https://${job.target.host}${job.path}`, job.region);
       const crossTraffic = opts.crossTraffic ? crossTrafficTarget(lab, opts.crossTraffic, job.region) : undefined;
-      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds, crossTraffic });
+      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds, crossTraffic, signal: opts.signal });
       say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name} ${job.region} #${job.rep}: ${result.status} ${result.seconds.toFixed(1)} s${result.error ? ` (${result.error})` : ''}`);
       return { ...job, result, ...(result.status === 'complete' ? {} : { error: result.error ?? 'incomplete' }) };
     } catch (e) {
       say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name}: failed: ${(e as Error).message}`);
       return { ...job, result: null, error: (e as Error).message };
     }
-  });
+  }, opts.signal);
+  throwIfInterrupted(opts.signal);
+  return outcomes;
 }

@@ -32,6 +32,8 @@ export interface CollectOptions {
   protocols?: Array<'tcp' | 'quic'>;
   /** The conditions recorded with each entry (the grid). */
   conditionsOf?: (profile: Profile) => Record<string, unknown>;
+  /** Ctrl-C: stops the probes (their directories stay, marked incomplete) and throws. */
+  signal?: AbortSignal;
 }
 
 /** Probes and traces: returns one dataset entry per completed probe with a usable flow. */
@@ -46,7 +48,7 @@ export async function collect(lab: RunningLab, o: CollectOptions): Promise<Datas
           const bytes = o.bytesFor ? o.bytesFor(profile, target.protocol) : o.bytes;
           jobs.push({ target, region, profile, path: `/bytes/${bytes}`, rep });
         }
-  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic });
+  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic, signal: o.signal });
   const entries: DatasetEntry[] = [];
   for (const out of outcomes) {
     try {

@@ -10,8 +10,10 @@ export const ExitCode = {
   badInput: 2,
   /** The machine lacks something (root, a kernel feature, a tool). */
   missingPrerequisite: 3,
-  /** The run was interrupted (SIGINT/SIGTERM); partial data was kept. */
+  /** The run was interrupted by SIGINT (Ctrl-C); partial data was kept. */
   interrupted: 130,
+  /** The run was stopped by SIGTERM; partial data was kept. */
+  terminated: 143,
   /** Anything else: a bug. */
   internal: 70,
 } as const;

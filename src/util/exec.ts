@@ -1,9 +1,11 @@
 /**
- * The one place that launches external programs (ip, tc, tcpdump, helpers).
- * It owns timeouts and error text, so every caller gets the same clear failures.
+ * The one place that runs external commands to completion (ip, tc, curl, ...): it owns
+ * timeouts, interrupts and error text, so every caller gets the same clear failures.
+ * Helper processes that keep running go through net/launch.ts.
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { CcbError } from './errors.js';
+import { interruptReason } from './interrupt.js';
 
 export interface RunResult {
   stdout: string;
@@ -21,15 +23,20 @@ export interface RunOptions {
   allowFailure?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Ctrl-C: the command is ended (SIGTERM) and run() rejects with the InterruptedError. */
+  signal?: AbortSignal;
 }
 
 /** Runs a command to completion and returns its output; throws a CcbError on failure. */
 export function run(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
+  if (opts.signal?.aborted) return Promise.reject(interruptReason(opts.signal));
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env, cwd: opts.cwd });
+      // Its own session: a terminal's Ctrl-C reaches ccbrowse, not a half-done `ip` or `tc`
+      // (ccbrowse decides what to stop; `signal` ends the command when that is wanted).
+      child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env, cwd: opts.cwd, detached: true });
     } catch (err) {
       reject(new CcbError(`could not start ${cmd}: ${(err as Error).message}`));
       return;
@@ -39,15 +46,21 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const onAbort = () => child.kill('SIGTERM');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
       const hint = err.code === 'ENOENT' ? 'run ./setup.sh to install the missing tool' : undefined;
       reject(new CcbError(`could not start ${cmd}: ${err.message}`, hint));
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
       const result = { stdout, stderr, code, signal };
-      if (signal === 'SIGKILL' && code === null) {
+      if (opts.signal?.aborted) {
+        reject(interruptReason(opts.signal));
+      } else if (signal === 'SIGKILL' && code === null) {
         reject(new CcbError(`${cmd} ${args.join(' ')} timed out after ${timeoutMs} ms`));
       } else if (code !== 0 && !opts.allowFailure) {
         reject(new CcbError(`${cmd} ${args.join(' ')} failed (exit ${code}): ${stderr.trim() || stdout.trim()}`));
@@ -63,11 +76,6 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
 /** Runs a command inside a network namespace (`ip netns exec NS cmd ...`). */
 export function runIn(ns: string, cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   return run('ip', ['netns', 'exec', ns, cmd, ...args], opts);
-}
-
-/** Starts a long-running child; the caller registers its cleanup. */
-export function start(cmd: string, args: readonly string[], opts: SpawnOptions = {}): ChildProcess {
-  return spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -11,6 +11,7 @@
  * the transfer), so only samples whose ground truth is >= 1 MSS count; all others are reported
  * as `skippedSmall`. The comparison runs over the flow's span in the capture only.
  */
+import { median } from '../util/stats.js';
 import { readFileSync } from 'node:fs';
 
 export interface TimedSeries {
@@ -75,12 +76,6 @@ export function atOrBefore(t: ArrayLike<number>, x: number): number {
   return ans;
 }
 
-function median(xs: number[]): number {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 /** Collects (truth, estimate) pairs into an AccuracyResult. */
 class Scorer {

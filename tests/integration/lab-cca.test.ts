@@ -18,7 +18,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CleanupStack } from '../../src/net/cleanup.js';
 import { describeHostStalls, startHostStallMonitor } from '../../src/shaper/host-stalls.js';
-import { run, runIn, sleep, start } from '../../src/util/exec.js';
+import { run, runIn, sleep } from '../../src/util/exec.js';
+import { startProcess } from '../../src/net/launch.js';
 import {
   BPF_CCAS, BPF_PREFIX, availableCcas, bpfSourceDir, ccaUsage, ensureRegistered, labCca, listLabCcas,
   setNamespaceCca, unregisterIfUnused, type BpfCcaName,
@@ -379,7 +380,7 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
 
     // A listening socket that chose it explicitly, in a namespace that defaults to reno.
     await setNamespaceCca(NS.server, 'reno', stack);
-    const listener = start('ip', ['netns', 'exec', NS.server, bulkBinary(), 'send', '--port', '5999', '--cc', kernelName, '--seconds', '1']);
+    const listener = startProcess(bulkBinary(), ['send', '--port', '5999', '--cc', kernelName, '--seconds', '1'], { what: 'ccb-bulk listener', stack: null, netns: NS.server }).child;
     try {
       for (let i = 0; i < 100 && !(await runIn(NS.server, 'ss', ['-tlnH'])).stdout.includes(':5999'); i++) await sleep(20);
       r = await unregisterIfUnused(name);

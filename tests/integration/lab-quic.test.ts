@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run, start, sleep } from '../../src/util/exec.js';
+import { run, sleep } from '../../src/util/exec.js';
+import { startProcess } from '../../src/net/launch.js';
 import {
   QUIC_CONTROLLERS,
   missingFiles,
@@ -273,7 +274,7 @@ for (const c of CASES) {
 
 /** tcpdump on lo, resolved once it is listening; stop() returns its stderr (drop counts). */
 async function startCapture(port: number, pcap: string): Promise<{ stop(): Promise<string> }> {
-  const dump = start('tcpdump', ['-i', 'lo', '-nn', '-s', '96', '-B', '16384', '--immediate-mode', '-U', '-w', pcap, 'udp', 'and', 'src', 'port', String(port)]);
+  const dump = startProcess('tcpdump', ['-i', 'lo', '-nn', '-s', '96', '-B', '16384', '--immediate-mode', '-U', '-w', pcap, 'udp', 'and', 'src', 'port', String(port)], { what: 'tcpdump on lo', stack: null }).child;
   let err = '';
   const exited = new Promise<void>((r) => dump.once('exit', () => r()));
   dump.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));

@@ -63,6 +63,8 @@ export interface LossPrediction {
   inDistribution: string[];
   /** Per sub-class log-likelihood, for the evidence. */
   logLikelihood: Record<string, number>;
+  /** Per label, how far inside its nearest group's gate (gnb.ts gateRatio; the smallest over its groups). */
+  gateRatio: Record<string, number>;
 }
 
 /**
@@ -102,7 +104,9 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   const posterior: Record<string, number> = {};
   for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
   const inDistribution = [...new Set(p.inDistribution.map(labelOf))].sort();
-  return { posterior, inDistribution, logLikelihood: p.logLikelihood };
+  const gateRatio: Record<string, number> = {};
+  for (const [k, v] of Object.entries(p.gateRatio)) gateRatio[labelOf(k)] = Math.min(gateRatio[labelOf(k)] ?? Infinity, v);
+  return { posterior, inDistribution, logLikelihood: p.logLikelihood, gateRatio };
 }
 
 const round = (r: Record<string, number>): { [k: string]: Json } =>
@@ -187,7 +191,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       claim = { ...base, label: UNKNOWN, confidence: 0, note: `likeliest ${best[0]} (${best[1].toFixed(2)}) but outside its trained shapes; inside only ${p.inDistribution.join(', ')}` };
     } else if (best[1] < params.minPosterior) {
       claim = { ...base, label: UNKNOWN, confidence: 0, note: `ambiguous (best ${best[0]} at ${best[1].toFixed(2)})` };
-    } else claim = { ...base, label: best[0], confidence: best[1] };
+    } else claim = { ...base, label: best[0], confidence: best[1], gateRatio: jsonNumber(p.gateRatio[best[0]]) ?? undefined };
     return [claim];
   },
   explain(features, params): JsonObject {

@@ -6,10 +6,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { runIn, sleep, start } from '../../util/exec.js';
+import { runIn, sleep } from '../../util/exec.js';
+import { startProcess } from '../../net/launch.js';
 import { CcbError, MissingPrerequisiteError } from '../../util/errors.js';
 import type { CleanupStack } from '../../net/cleanup.js';
-import { processStartTime, type Resource } from '../../net/resources.js';
+import type { Resource } from '../../net/resources.js';
 import { bpfBuildDir, bpfSourceDir } from '../cca.js';
 import { parseBulkOutput, type BulkRun } from './tcpinfo.js';
 
@@ -51,16 +52,10 @@ function collect(child: ChildProcess): { out: () => string; err: () => string; d
   return { out: () => out, err: () => err, done };
 }
 
-/** Starts `ip netns exec NS ...` and records it on the stack (undone by pid). */
+/** Starts the program in a namespace through the launcher, on the stack until stopped. */
 function startIn(ns: string, args: string[], what: string, stack: CleanupStack): { child: ChildProcess; resource: Resource } {
-  const child = start('ip', ['netns', 'exec', ns, ...args]);
-  if (child.pid === undefined) throw new CcbError(`could not start ${what}`);
-  // `ip netns exec` execs the command in place: this pid is the program itself.
-  const resource: Resource = { kind: 'process', pid: child.pid, startTime: processStartTime(child.pid) ?? '', what };
-  stack.push(resource, async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  return { child, resource };
+  const p = startProcess(args[0], args.slice(1), { what, stack, netns: ns, killAfterMs: 500 });
+  return { child: p.child, resource: p.resource };
 }
 
 export async function runBulkTransfer(opts: BulkOptions, stack: CleanupStack): Promise<BulkResult> {

@@ -3,9 +3,9 @@
  * ground truth for the classifier. Each origin serves static files from `root` and
  * `/bytes/N`, and writes per-connection controller state to `stats` (see ./stats.ts).
  */
-import type { ChildProcess } from 'node:child_process';
-import { BadInputError, CcbError, MissingPrerequisiteError } from '../../util/errors.js';
-import { start } from '../../util/exec.js';
+import type { CleanupStack } from '../../net/cleanup.js';
+import { launch } from '../../net/launch.js';
+import { BadInputError, MissingPrerequisiteError } from '../../util/errors.js';
 import { QUIC_CONTROLLERS, missingFiles, stackProgram, type QuicStack } from './paths.js';
 
 export { QUIC_CONTROLLERS, missingFiles, repoRoot, type QuicStack } from './paths.js';
@@ -30,6 +30,10 @@ export interface QuicOriginOptions {
   netns?: string;
   /** How long to wait for `ready` (default 15 s). */
   readyTimeoutMs?: number;
+  /** The cleanup stack that stops it (the lab's); without one the caller must stop() it. */
+  cleanup?: CleanupStack;
+  /** Stop waiting for it to be ready (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 export interface QuicOrigin {
@@ -54,65 +58,17 @@ export function quicOriginCommand(opts: QuicOriginOptions): { cmd: string; args:
 }
 
 export async function startQuicOrigin(opts: QuicOriginOptions): Promise<QuicOrigin> {
-  const { cmd, args } = quicOriginCommand(opts);
+  const { cmd, args } = quicOriginCommand({ ...opts, netns: undefined });
   const missing = missingFiles(opts.stack);
   if (missing.length) {
     throw new MissingPrerequisiteError(`${opts.stack} origin not built: missing ${missing.join(', ')}`, stackProgram(opts.stack).fix);
   }
-  const child = start(cmd, args);
   const label = `${opts.stack} origin (${opts.cc}) on ${opts.listen}${opts.netns ? ` in netns ${opts.netns}` : ''}`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stderrTail: string[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    // Keep only the end: the origin logs one line per failed connection and must not fill memory.
-    stderrTail.push(d);
-    if (stderrTail.length > 50) stderrTail.shift();
+  const p = await launch(cmd, args, {
+    what: label, stack: opts.cleanup ?? null, netns: opts.netns, signal: opts.signal,
+    // 60 s: a Python stack (aioquic) took over 15 s to import on a 2-core host loaded by other labs.
+    ready: { stream: 'stdout', pattern: /^ready\b/m, timeoutMs: opts.readyTimeoutMs ?? 60_000 },
+    fix: 'check the address is free and local to this namespace, and the cert/key paths',
   });
-  try {
-    await waitReady(child, opts.readyTimeoutMs ?? 15_000, label, () => stderrTail.join('').trim());
-  } catch (err) {
-    await stopChild(child, exited);
-    throw err;
-  }
-  if (child.pid === undefined) throw new CcbError(`${label}: no pid`);
-  let stopping: Promise<void> | undefined;
-  return { pid: child.pid, stop: () => (stopping ??= stopChild(child, exited)) };
-}
-
-function waitReady(child: ChildProcess, timeoutMs: number, label: string, stderr: () => string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const done = (err?: Error) => {
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      // Keep draining stdout so a chatty child never blocks on a full pipe.
-      child.stdout!.resume();
-      err ? reject(err) : resolve();
-    };
-    const onData = (d: string) => {
-      out += d;
-      if (/^ready\b/m.test(out)) done();
-    };
-    const onExit = (code: number | null, sig: NodeJS.Signals | null) =>
-      done(new CcbError(`${label} exited before it was ready (${sig ?? `exit ${code}`}): ${stderr() || out.trim() || 'no output'}`,
-        'check the address is free and local to this namespace, and the cert/key paths'));
-    const onError = (e: Error) => done(new CcbError(`${label} could not start: ${e.message}`, 'run the setup (docs/lab-quic.md)'));
-    const timer = setTimeout(
-      () => done(new CcbError(`${label} did not print "ready" within ${timeoutMs} ms: ${stderr() || 'no stderr'}`)),
-      timeoutMs,
-    );
-    child.stdout!.setEncoding('utf8').on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
-async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(killer);
+  return { pid: p.pid, stop: async () => { await p.stop(); } };
 }

@@ -16,21 +16,9 @@ export const QUIC_CONTROLLERS: Record<QuicStack, readonly string[]> = {
   quiche: ['reno', 'cubic', 'bbr2', 'newreno'],
 };
 
-let cachedRoot: string | undefined;
-/** The directory holding ccbrowse's package.json. */
-export function repoRoot(): string {
-  if (cachedRoot) return cachedRoot;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'ccbrowse') {
-      return (cachedRoot = dir);
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error('ccbrowse repository root not found above ' + fileURLToPath(import.meta.url));
-    dir = up;
-  }
-}
+import { repoRoot } from '../../util/paths.js';
+
+export { repoRoot };
 
 function cargoTarget(): string {
   return process.env.CCB_CARGO_TARGET_DIR ?? join(repoRoot(), 'build', 'cargo-target');

@@ -5,7 +5,7 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CcbError } from '../../util/errors.js';
-import { CHROMIUM_PATH } from './chromium.js';
+import { CHROMIUM_PATH, SIGNALS_ARE_OURS } from '../../browser/chromium.js';
 
 export interface CallPeerOptions {
   /** URL of the call page, e.g. https://www.lab.ccb.test/call/ (query parameters kept). */
@@ -44,7 +44,7 @@ export async function startCallPeer(opts: CallPeerOptions): Promise<CallPeer> {
   for (const flag of ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']) {
     if (!args.includes(flag)) args.push(flag);
   }
-  const browser: Browser = await chromium.launch({ executablePath: opts.executablePath ?? CHROMIUM_PATH, headless: true, args });
+  const browser: Browser = await chromium.launch({ ...SIGNALS_ARE_OURS, executablePath: opts.executablePath ?? CHROMIUM_PATH, headless: true, args });
   try {
     const page = await browser.newPage();
     // A namespace whose links just came up may still be settling its IPv6 link-local

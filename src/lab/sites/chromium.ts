@@ -7,7 +7,7 @@
 import { isIP } from 'node:net';
 import { BadInputError } from '../../util/errors.js';
 
-export const CHROMIUM_PATH = '/usr/lib/chromium/chromium';
+export { CHROMIUM_PATH } from '../../browser/chromium.js';
 
 /** hostname -> "IP" or "IP:PORT" (a port lets one loopback address stand in for :443). */
 export type HostMap = Record<string, string>;

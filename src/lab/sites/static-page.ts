@@ -3,6 +3,7 @@
  * really run, stylesheets, two web fonts and images from the images origin. Text and code
  * come from a seeded generator so every build is byte-identical (idempotent, diff-free).
  */
+import { mulberry32 } from '../../util/random.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MissingPrerequisiteError } from '../../util/errors.js';
@@ -22,17 +23,8 @@ const WORDS = (
   'committee research engineers protocol measurement delay throughput capacity village coast'
 ).split(' ');
 
-/** mulberry32: a tiny seeded PRNG, so generated content is stable across builds. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded PRNG (util/random.ts), so generated content is stable across builds. */
+export const prng = mulberry32;
 
 /** A sentence of min..max-1 words from the lab vocabulary. */
 export function sentence(rnd: () => number, min = 8, max = 20): string {

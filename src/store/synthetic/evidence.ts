@@ -6,7 +6,7 @@
  * tests and benchmark only: nothing here is measured.
  */
 import type { Evidence, PeriodRecord, SegmentRecord } from '../../results/schema.js';
-import { fitPolynomial } from './polyfit.js';
+import { polyfit } from '../../util/polyfit.js';
 import type { Rng } from './prng.js';
 
 export interface EvidenceOptions {
@@ -172,7 +172,7 @@ export function syntheticEvidence(r: Rng, label: string, o: EvidenceOptions): Ev
     const seg: SegmentRecord = { index: k, tStart: round(tStart, 3), tEnd: round(tEnd, 3), usable, bifMin: lo, bifMax: hi };
     if (!usable) seg.dropReason = shape.degree === 0 ? 'rate-based shape: no back-off cycle' : closed ? 'shorter than 8 RTTs' : 'not closed by a back-off';
     if (shape.degree > 0 && ys.length >= 8 && tEnd - tStart >= 2 && hi > lo) {
-      const fit = fitPolynomial(ys.map((y) => (y - lo) / (hi - lo)), shape.degree);
+      const fit = fitOnUnitInterval(ys.map((y) => (y - lo) / (hi - lo)), shape.degree);
       seg.polynomial = { degree: shape.degree, coefficients: fit.coefficients.map((c) => round(c, 5)), mse: round(fit.mse, 6) };
       if (usable) seg.match = label;
     }
@@ -191,4 +191,11 @@ export function syntheticEvidence(r: Rng, label: string, o: EvidenceOptions): Ev
 function round(x: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
+}
+
+/** The least-squares fit of evenly spaced samples on x in [0, 1] (util/polyfit.ts). */
+function fitOnUnitInterval(ys: readonly number[], degree: number): { coefficients: number[]; mse: number } {
+  const n = ys.length;
+  if (n <= degree) return { coefficients: new Array<number>(degree + 1).fill(0).map((_, k) => (k === 0 ? ys[0] ?? 0 : 0)), mse: 0 };
+  return polyfit(ys.map((_, i) => (n === 1 ? 0 : i / (n - 1))), ys, degree);
 }

@@ -1,4 +1,6 @@
-/** A small seeded PRNG (mulberry32) and helpers: the same seed gives the same store. */
+/** The project's seeded PRNG (util/random.ts) with helpers: the same seed gives the same store. */
+import { mulberry32 } from '../../util/random.js';
+
 export interface Rng {
   (): number;
   int(lo: number, hi: number): number;
@@ -8,14 +10,7 @@ export interface Rng {
 }
 
 export function rng(seed: number): Rng {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const r = next as Rng;
   r.int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
   r.pick = (xs) => xs[Math.floor(next() * xs.length)];

@@ -35,6 +35,13 @@ describe('the conditions envelope', () => {
     expect(checkEnvelope(env, lab({ visibleShare: null, bdpPackets: null })).inside).toBe(true);
   });
 
+  it('a QUIC flow read by Nebby\'s heuristic (no key log) is outside a model learned from exact bytes in flight', () => {
+    const exact = fitEnvelope([lab({ transport: 'quic', segmentBytes: 1300, bdpPackets: 2, reorderShare: null, upstreamLossShare: null, needlessResendShare: null, bifMethod: 'exact' })]);
+    const c = checkEnvelope(exact, lab({ transport: 'quic', segmentBytes: 1300, bdpPackets: 2, reorderShare: null, upstreamLossShare: null, needlessResendShare: null, bifMethod: 'estimated' }));
+    expect(c.inside).toBe(false);
+    expect(c.reason).toMatch(/bytes in flight estimated \(no keys\) \(trained exact\)/);
+  });
+
   it('a model or a flow without conditions is not judged by them', () => {
     expect(checkEnvelope(undefined, lab()).inside).toBe(true);
     expect(checkEnvelope(env, undefined).inside).toBe(true);

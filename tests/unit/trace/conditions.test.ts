@@ -23,7 +23,7 @@ describe('the conditions a capture shows of itself', () => {
   it('derives BDP in segments from the delivery rate and the minimum RTT, and a known bottleneck replaces a paused flow rate', () => {
     const c = flowConditions({
       transport: 'tcp', segmentBytes: 88, sack: true, rttSeconds: 0.25, minRttSeconds: 0.1, opening: { serverSeconds: 0.01, clientSeconds: 0.1 },
-      deliveryBytesPerSecond: 5000, tcp: { dataPackets: 1000, dataBytes: 88000, reorderedPackets: 10, upstreamLostBytes: 880, retransmittedPackets: 20, needlessResends: 5 },
+      deliveryBytesPerSecond: 5000, bifMethod: 'exact', tcp: { dataPackets: 1000, dataBytes: 88000, reorderedPackets: 10, upstreamLostBytes: 880, retransmittedPackets: 20, needlessResends: 5 },
     });
     expect(c.bdpPackets).toBeCloseTo(5.7, 1);
     expect(c.reorderShare).toBeCloseTo(0.01);

@@ -5,6 +5,7 @@
  * `tcpdump -s 128` capture, frames can be cut to a snaplen while the IP length keeps the
  * full size.
  */
+import { mulberry32 } from '../../../src/util/random.js';
 import { parseIp } from '../../../src/trace/ip.js';
 
 export interface Frame {
@@ -357,14 +358,5 @@ export class TcpConversation {
   }
 }
 
-/** Deterministic PRNG (mulberry32) so fuzz tests are reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (the project's mulberry32) so fuzz tests are reproducible. */
+export const prng = mulberry32;

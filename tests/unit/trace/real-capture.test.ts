@@ -10,7 +10,7 @@ import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { start } from '../../../src/util/exec.js';
+import { startProcess } from '../../../src/net/launch.js';
 import { traceFile } from '../../../src/trace/trace.js';
 
 function canCapture(): boolean {
@@ -34,7 +34,7 @@ describe.skipIf(!canCapture())('real loopback capture', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     const file = join(dir, 'lo.pcap');
-    const dump = start('tcpdump', ['-i', 'lo', '-s', '128', '--immediate-mode', '-U', '-n', '-w', file, `tcp port ${port}`]);
+    const dump = startProcess('tcpdump', ['-i', 'lo', '-s', '128', '--immediate-mode', '-U', '-n', '-w', file, `tcp port ${port}`], { what: 'tcpdump on lo', stack: null }).child;
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('tcpdump did not start')), 10_000);
