@@ -3,6 +3,7 @@ import { classifyFlow } from '../../../src/classify/classifyFlow.js';
 import { decideFromClaims, fuseProfiles } from '../../../src/classify/fusion.js';
 import type { Claim } from '../../../src/classify/types.js';
 import type { Verdict } from '../../../src/classify/verdict.js';
+import type { FlowConditions } from '../../../src/trace/types.js';
 import { syntheticModel } from './shippedModel.js';
 import { akamaiSeries } from './synthetic.js';
 
@@ -87,6 +88,22 @@ describe('fuseProfiles', () => {
     const f = fuseProfiles([a, b]);
     expect(f.label).toBe('AkamaiCC-like');
     expect(f.notes?.[0]).toMatch(/ignores the BDP/);
+    expect(f.confidence).toBeCloseTo((a.confidence + b.confidence) / 2, 3);
+  });
+
+  it('AkamaiCC-like: a queue above the BDP that ignores the BDP (FAST TCP) keeps its confidence', () => {
+    // Issue 17: FAST holds alpha = 20 of its packets queued, so its level is BDP + 20 packets.
+    const m = syntheticModel();
+    const withBdp = (v: Verdict, rtt: number): Verdict => ({
+      ...v,
+      conditions: { measured: { transport: 'tcp', segmentBytes: 100, sack: true, rttSeconds: rtt, minRttSeconds: rtt, bdpPackets: (25_000 * rtt) / 100 } as FlowConditions, inside: true, distance: null, outsideReason: null, disturbed: null },
+    });
+    const a = withBdp(classifyFlow(akamaiSeries({ seed: 1034, baseRttS: 0.1, durationS: 30, backoffEveryS: 1000, levelBytes: 2500 + 2000 }), m), 0.1);
+    const b = withBdp(classifyFlow(akamaiSeries({ seed: 1035, baseRttS: 0.2, durationS: 30, backoffEveryS: 1000, levelBytes: 5000 + 2000 }), m), 0.2);
+    expect([a.label, b.label]).toEqual(['AkamaiCC-like', 'AkamaiCC-like']);
+    const f = fuseProfiles([a, b]);
+    expect(f.label).toBe('AkamaiCC-like');
+    expect(f.notes?.[0]).toMatch(/queue it keeps ignores the BDP/);
     expect(f.confidence).toBeCloseTo((a.confidence + b.confidence) / 2, 3);
   });
 
