@@ -181,6 +181,10 @@ function fuseJudged(all: Verdict[]): Verdict {
     const parts = contested.map((l) => `${l} (${[...new Set(all.filter((v) => v.label === l).map((v) => v.source))].join(', ')})`);
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree: ${parts.join(' vs ')}`, shapeCluster: null };
   }
+  if (labels.length === 1 && lossAgnosticAlone(verdicts, votes)) {
+    return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
+      reason: `window kept through heavy loss in only ${verdicts.filter(keptWindow).length} of ${verdicts.length} profiles, and the other profile's flow, judged by its shape, matched no BBR class (${verdicts.map((v) => v.label).join(', ')})` };
+  }
   if (labels.length === 1) {
     const label = labels[0];
     const mine = votes.filter((v) => v.label === label || (isBbr(label) && isBbr(v.label)));
@@ -209,6 +213,28 @@ function fuseJudged(all: Verdict[]): Verdict {
   const kind: VerdictKind = label === SHORT_FLOW ? 'short-flow' : label === APP_LIMITED ? 'application-limited' : 'unknown';
   const why = loss ? `; combined loss-based answer withheld: ${loss.note ?? `best ${likeliest(loss.posterior).map(String).join(' at ')}`}` : '';
   return { ...base, label, kind, confidence: 0, reason: `no profile identified a CCA (${verdicts.map((v) => v.label).join(', ')})${why}`, shapeCluster: null };
+}
+
+const keptWindow = (v: Verdict): boolean => (v.evidence?.claims ?? []).some((c) => c.classifier === 'loss-agnostic' && c.label !== UNKNOWN);
+
+/**
+ * True when the only evidence for the answer is the loss-agnostic rule (a window kept through
+ * heavy loss) in some profiles, while another profile's flow was judged by its shape (the learned
+ * model saw a loss response there) and matched no BBR class. WHY (issue 17): TCP Hybla, a
+ * stranger to every class, regrows its halved window within an RTT under nebby-100 (rho = 8.4:
+ * ~70 segments per RTT), so it read as a window kept through 21-22% loss and was named BBRv1 in
+ * 13 of 13 measurements, while its nebby-50 flow lay outside every trained class. Quinn's BBR,
+ * what the rule is for, keeps its window through loss under both profiles (44-88% lost); kernel
+ * BBR is named by its drains and shape, not by this rule.
+ */
+function lossAgnosticAlone(verdicts: Verdict[], votes: Array<{ source: string }>): boolean {
+  if (verdicts.length < 2 || votes.length === 0 || !votes.every((v) => v.source === 'loss-agnostic')) return false;
+  return verdicts.some((v) => {
+    if (keptWindow(v)) return false;
+    const lb = v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow');
+    // Judged: the learned model weighed its shape (a posterior exists) and found no BBR class.
+    return lb !== undefined && lb.posterior !== undefined && !(lb.inDistribution ?? []).some(isBbr) && !(v.evidence?.claims ?? []).some((c) => isBbr(c.label));
+  });
 }
 
 /**
