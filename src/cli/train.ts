@@ -13,7 +13,7 @@ import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
 import { BadInputError, ExitCode } from '../util/errors.js';
 import { labTrain, collect, trainFromEntries } from '../train/train.js';
 import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
-import { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable } from '../train/bench.js';
+import { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable, openSetRows, openSetTable } from '../train/bench.js';
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { bottleneckModelOf } from '../shaper/shaper.js';
@@ -187,11 +187,13 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       const perTrace = benchResult(`${name}-single-profile`, modelNote, traces, profiles, 'one verdict per single-profile trace');
       mkdirSync(dirname(o.out), { recursive: true });
       writeFileSync(o.out, JSON.stringify(result, null, 2));
-      writeFileSync(o.out.replace(/\.json$/, '-traces.json'), JSON.stringify({ perTrace, traces, measurements }, null, 2));
+      const strangers = o.holdOut ? [] : openSetRows(measurements, model.classes);
+      writeFileSync(o.out.replace(/\.json$/, '-traces.json'), JSON.stringify({ perTrace, traces, measurements, ...(strangers.length ? { openSet: strangers } : {}) }, null, 2));
       if (o.json) console.log(JSON.stringify(result, null, 2));
       else {
         console.log(`# ${name}: ${measurements.length} measurements (both profiles fused)\n${matrixTable(result)}\n`);
         console.log(`# per single-profile trace: ${traces.length} traces\n${matrixTable(perTrace)}`);
+        if (strangers.length) console.log(`\n# open set (controllers no class is trained on; both profiles fused)\n${openSetTable(strangers)}`);
         if (o.holdOut) {
           const c = { unknown: 0, 'same-family': 0, wrong: 0 };
           for (const m of measurements) c[holdOutVerdict(m.truth, m.predicted)]++;
