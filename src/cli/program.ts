@@ -12,6 +12,7 @@ import { registerProbe } from './probe.js';
 import { registerRun } from './run.js';
 import { registerAnalysis } from './train.js';
 import { registerReport } from './report.js';
+import { registerCheck } from './check.js';
 import { opt } from './options.js';
 
 export function buildProgram(): Command {
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerAnalysis(program);
   registerReport(program);
+  registerCheck(program);
 
   program
     .command('reap')
