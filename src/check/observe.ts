@@ -72,7 +72,9 @@ function causeOf(row: Row, run: CheckRun): NonNullable<Observation['nonAnswer']>
   if (left.every((l) => l !== undefined)) {
     return { cause: 'measurement', detail: [...new Set(left.map((l) => l!.why))].join('; '), retryHelps: left.some((l) => l!.retry) };
   }
-  return { cause: 'service', detail: row.reason, retryHelps: true };
+  // The fused reason says how profiles combined; each profile's own says why it found nothing.
+  const own = [...new Set(profiles.filter(([, v]) => v.reason && v.reason !== row.reason).map(([p, v]) => `${p}: ${v.reason}`))];
+  return { cause: 'service', detail: [row.reason, ...own].join('; '), retryHelps: true };
 }
 
 function rowsOf(x: PlannedExpectation, run: CheckRun): Array<{ subject: string; row: Row }> {

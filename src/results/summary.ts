@@ -23,6 +23,7 @@ export const profileVerdictSchema = z.object({
   label: z.string().min(1),
   kind: z.string().min(1),
   confidence,
+  reason: z.string(),
   bytes: amount,
   durationMs: amount,
   /** The profile gave no evidence: conditions outside the model's training, or a disturbed bottleneck. */

@@ -17,6 +17,8 @@ export interface ProfileVerdict {
   label: string;
   kind: string;
   confidence: number;
+  /** The profile's own reason (a fused row's reason only says how profiles combined). */
+  reason: string;
   /** Bytes of this row's host / asset type the flow carried (host rows: the flow's bytes down). */
   bytes: number;
   durationMs: number;
@@ -84,7 +86,7 @@ const MEDIA: Omit<RowVerdict, 'perProfile'> = {
 function fused(perProfile: Map<string, Candidate>, media: boolean, calibration?: Calibrations): RowVerdict {
   const pp = Object.fromEntries([...perProfile.entries()].map(([p, c]): [string, ProfileVerdict] => {
     const why = notJudged(c.v);
-    return [p, { flowId: c.flowId, label: c.v.label, kind: c.v.kind, confidence: c.v.confidence, bytes: c.bytes, durationMs: c.durationMs, ...(why ? { notJudged: why } : {}) }];
+    return [p, { flowId: c.flowId, label: c.v.label, kind: c.v.kind, confidence: c.v.confidence, reason: c.v.reason, bytes: c.bytes, durationMs: c.durationMs, ...(why ? { notJudged: why } : {}) }];
   }));
   if (media) return { ...MEDIA, perProfile: pp };
   const verdicts = [...perProfile.values()].map((x) => x.v);
