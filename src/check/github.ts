@@ -31,8 +31,8 @@ export function annotations(r: CheckReport): string[] {
 
 const ICON = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' } as const;
 
-/** A table cell: no pipes or line breaks of its own. */
-const cell = (s: string) => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+/** A table cell of measured text: no pipes, line breaks, HTML or emphasis of its own. */
+const cell = (s: string) => s.replace(/[\\|*_`[\]]/g, (c) => `\\${c}`).replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
 
 /** The job summary: outcome, one row per case, the drift. */
 export function markdownSummary(r: CheckReport): string {
