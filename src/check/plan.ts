@@ -160,3 +160,15 @@ function addSetOptions(s: PlannedScenario, set: ExpectationSet | Expectations): 
   if (set.regions) s.regions = [...new Set([...(s.regions ?? []), ...set.regions])];
   if (set.retries !== undefined) s.retries = Math.max(s.retries, set.retries);
 }
+
+/**
+ * A scenario's profiles must include one whose verdicts mean something: through profiles all
+ * marked not for classification every flow is Unknown, and the check could only ever say
+ * inconclusive after measuring. Refused before anything runs (exit 2).
+ */
+export function requireClassifyingProfile(scenarioFile: string, profiles: ReadonlyArray<{ name: string; forClassification: boolean; classificationNote?: string }>): void {
+  if (profiles.length === 0 || profiles.some((p) => p.forClassification)) return;
+  const why = profiles.map((p) => `${p.name}${p.classificationNote ? ` (${p.classificationNote})` : ''}`).join(', ');
+  throw new BadInputError(`${scenarioFile}: no profile of the check is for classification: ${why}; every verdict would be Unknown`,
+    'add a profile the lab measured controllers through (--profile nebby-50,nebby-100, the default)');
+}

@@ -13,7 +13,7 @@ import { loadBaseline } from '../check/baseline.js';
 import { annotations, markdownSummary } from '../check/github.js';
 import { checkTable } from '../check/format.js';
 import { junitXml } from '../check/junit.js';
-import { loadCheckPlan, type PlannedScenario } from '../check/plan.js';
+import { loadCheckPlan, requireClassifyingProfile, type PlannedScenario } from '../check/plan.js';
 import { buildCheckReport, expectationsIn, type Measurement } from '../check/report.js';
 import { findRunDirs, measurementsFromRuns, readCheckRun } from '../check/runs.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
@@ -75,7 +75,10 @@ export function registerCheck(program: Command): void {
         const wanted = plan.scenarios.filter((s) => regionsOf(s).some((r) => expectationsIn(s, r).length > 0));
         if (wanted.length === 0) throw new BadInputError(`no expectation applies in region(s) ${regions.join(', ')}`, 'check the rules\' `regions` and --region');
         const profiles = new Map<PlannedScenario, Profile[]>();
-        for (const s of wanted) profiles.set(s, await Promise.all((o.profile ?? s.scenario.profiles).map((p) => loadProfile(p))));
+        for (const s of wanted) {
+          profiles.set(s, await Promise.all((o.profile ?? s.scenario.profiles).map((p) => loadProfile(p))));
+          requireClassifyingProfile(s.file, profiles.get(s)!);
+        }
         requireRoot('check');
         const labScenarios = wanted.filter((s) => s.scenario.lab);
         const lab = o.lab !== undefined || labScenarios.length ? requireRunningLab(o.lab ?? 'default') : undefined;
