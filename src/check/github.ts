@@ -31,8 +31,8 @@ export function annotations(r: CheckReport): string[] {
 
 const ICON = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' } as const;
 
-/** A table cell of measured text: no pipes, line breaks, HTML or emphasis of its own. */
-const cell = (s: string) => s.replace(/[\\|*_`[\]]/g, (c) => `\\${c}`).replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
+/** A table cell of measured text: no pipes, line breaks, HTML, emphasis or terminal colours (Playwright's call logs) of its own. */
+const cell = (s: string) => s.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').replace(/[\\|*_`[\]]/g, (c) => `\\${c}`).replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
 
 /** The job summary: outcome, one row per case, the drift. */
 export function markdownSummary(r: CheckReport): string {
