@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { judge, overall } from '../../../src/check/judge.js';
 import { knownFamilies, labelAllowed, parseLabelSpec } from '../../../src/check/labels.js';
 import { observe } from '../../../src/check/observe.js';
+import { requireClassifyingProfile } from '../../../src/check/plan.js';
 import { buildCheckReport, judgeMeasurement } from '../../../src/check/report.js';
 import { expectation, plannedScenario, run } from './helpers.js';
 
@@ -147,5 +148,23 @@ describe('the outcome', () => {
     expect(report).toMatchObject({ outcome: 'fail', exitCode: 1, counts: { pass: 1, warn: 0, fail: 1, inconclusive: 1 } });
     expect(report.cases[0].runs[0].reportUrl).toMatch(/^https:\/\/qa\.example\/report\/sites\/www\.lab\.ccb\.test-[0-9a-f]{8}\.html\?run=r1$/);
     expect(report.observations.map((o) => [o.region, o.assetType, o.label])).toEqual([['eu', 'video', 'BBRv1'], ['sg', 'video', 'Unknown']]);
+  });
+});
+
+describe('Unknown answers from the classifier', () => {
+  it("a 'low confidence' Unknown (the model's minAnswer) is the service's non-answer: never a pass, its reason kept", () => {
+    const reason = 'low confidence: CUBIC would be right about 41 times in 100 under conditions like these (said CUBIC)';
+    const runs = [run('r1', { types: { video: { label: 'Unknown', reason } } })];
+    for (const [policy, verdict] of [['fail', 'fail'], ['warn', 'warn'], ['retry', 'inconclusive']] as const) {
+      const j = verdictOf(expectation({ onNonAnswer: policy }), runs);
+      expect(j.verdict, policy).toBe(verdict);
+      expect(j.reason).toContain('low confidence: CUBIC would be right about 41 times in 100');
+    }
+  });
+
+  it('a check whose profiles are all marked not for classification is refused before it measures', () => {
+    const p = (name: string, forClassification: boolean) => ({ name, forClassification, classificationNote: forClassification ? undefined : 'never measured in the lab' });
+    expect(() => requireClassifyingProfile('vod.ts', [p('geo-satellite', false)])).toThrow(/no profile of the check is for classification: geo-satellite \(never measured in the lab\)/);
+    expect(() => requireClassifyingProfile('vod.ts', [p('geo-satellite', false), p('nebby-50', true)])).not.toThrow();
   });
 });
