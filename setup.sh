@@ -9,6 +9,7 @@ APT_PACKAGES=(
   chromium fonts-dejavu-core curl cmake g++ libclang-dev
   clang llvm libbpf-dev bpftool libnetfilter-queue-dev make gcc libc6-dev
   iperf3 tshark ffmpeg openssl python3 python3-venv
+  libxml2-utils
 )
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
@@ -57,6 +58,19 @@ if [ "${CCB_SKIP_QUICHE:-0}" != 1 ]; then
 fi
 say "preparing the aioquic origin's Python environment"
 bash src/lab/quic/setup-venv.sh
+
+# The JUnit XML schema CI systems read (the Jenkins xUnit plugin's junit-10.xsd, as pytest's
+# source distribution ships it for its own tests): the check's JUnit output is validated
+# against it with xmllint (tests/unit/check/junit.test.ts). Fetched once, by pip, from PyPI.
+junit_xsd=build/junit-10.xsd
+if [ ! -s "$junit_xsd" ]; then
+  say "fetching the JUnit XML schema for the tests (junit-10.xsd from pytest's sdist)"
+  tmp=$(mktemp -d)
+  build/venv/bin/python -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: pytest==9.2.0 -d "$tmp"
+  tar -xzf "$tmp"/pytest-9.2.0.tar.gz -C "$tmp" pytest-9.2.0/testing/example_scripts/junit-10.xsd
+  mkdir -p build && cp "$tmp"/pytest-9.2.0/testing/example_scripts/junit-10.xsd "$junit_xsd"
+  rm -rf "$tmp"
+fi
 
 say "building TypeScript"
 npm run -s build

@@ -1,6 +1,7 @@
 /**
  * The public API for users' own files: `import { defineScenario } from 'ccbrowse'`. Every
- * define* helper and its types, and what scenario steps use. Loading it pulls in no browser
+ * define* helper and its types (defineExpectations comes with the scenario's), and what
+ * scenario steps use. Loading it pulls in no browser
  * and starts nothing (the loader, util/user-file.ts, resolves 'ccbrowse' to this file).
  */
 export { defineProfile, type ProfileInput, type Profile } from './shaper/profile.js';

@@ -3,6 +3,7 @@ import { reap, type ReapReport } from '../net/reaper.js';
 // The reaper undoes what the lab registered too (BPF controllers).
 import '../lab/resources.js';
 import { BadInputError, MissingPrerequisiteError } from '../util/errors.js';
+import { ingestRunDir, ingestVote, openStore } from '../store/index.js';
 
 /** Commands that touch the network need root; say so before anything half-starts. */
 export function requireRoot(what: string): void {
@@ -34,4 +35,22 @@ export function requireRunningLab(name: string, region?: string): RunningLab {
     throw new BadInputError(`lab ${name} has no region ${region}`, `its regions: ${lab.regions.map((r) => r.name).join(', ')}`);
   }
   return lab;
+}
+
+/** Indexes run directories in the results store (one SQLite file); re-ingesting replaces. */
+export function indexRuns(storePath: string, dirs: string[], say: (m: string) => void): void {
+  const store = openStore(storePath);
+  try {
+    for (const d of dirs) {
+      try { ingestRunDir(store, d); } catch (err) { say(`store: ${d} not indexed: ${(err as Error).message}`); }
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** Indexes a vote file (of `--repeat` runs) in the results store. */
+export function indexVote(storePath: string, voteFile: string, say: (m: string) => void): void {
+  const store = openStore(storePath);
+  try { ingestVote(store, voteFile); } catch (err) { say(`store: vote ${voteFile} not indexed: ${(err as Error).message}`); } finally { store.close(); }
 }

@@ -88,8 +88,14 @@ export const opt = {
   region: (dflt = 'local', description = 'lab region (in lab mode) and region tag of the results') =>
     new Option('--region <name>', description).argParser(regionName).default(dflt),
   /** Several lab regions: repeat the flag or separate with commas. */
-  regions: (dflt: string[]) => new Option('--region <name>', 'lab region; repeat or comma-separate for several')
+  regions: (dflt: string[], description = 'lab region; repeat or comma-separate for several') => new Option('--region <name>', description)
     .argParser(listOf(regionName, dflt)).default(dflt, dflt.join(',')),
+  /** Network profiles that replace a scenario's own (no default here: the scenario's). */
+  scenarioProfiles: () => new Option('--profile <name>', "network profile (shapers/NAME.ts or a file); repeat or comma-separate for several (default: the scenario's, nebby-50,nebby-100)")
+    .argParser(listOf(profileName, undefined)),
+  /** Paths: repeat the flag or separate with commas. */
+  paths: (flags: string, description: string) => new Option(flags, `${description}; repeat or comma-separate for several`)
+    .argParser(listOf((p: string) => p, undefined)),
   /** How many times to do the whole measurement. */
   repeat: (dflt: number, description: string, max = 1000) => new Option('--repeat <n>', `${description} (1-${max})`).argParser(wholeNumber(1, max)).default(dflt),
   /** Where results go (a directory or a file, as the command says). Without a default the flag is

@@ -13,6 +13,7 @@ import { registerRun } from './run.js';
 import { registerAnalysis } from './train.js';
 import { registerReport } from './report.js';
 import { registerCrawl } from './crawl.js';
+import { registerCheck } from './check.js';
 import { opt } from './options.js';
 
 export function buildProgram(): Command {
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerAnalysis(program);
   registerReport(program);
   registerCrawl(program);
+  registerCheck(program);
 
   program
     .command('reap')

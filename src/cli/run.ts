@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { BadInputError, ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
 import { loadScenario, checkScenarioTypes, formatTypeIssues } from '../scenario/load.js';
@@ -11,23 +11,10 @@ import type { VoteFile } from '../results/vote.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunInfo } from '../results/schema.js';
-import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
-import { opt, profileName } from './options.js';
+import { indexRuns, indexVote, reapLeftovers, requireRoot, requireRunningLab } from './common.js';
+import { opt } from './options.js';
 import { reporterFor } from './output.js';
-import { openStore, ingestRunDir, ingestVote } from '../store/index.js';
 import { join as joinPath } from 'node:path';
-
-/** Indexes run directories in the results store (one SQLite file); re-ingesting replaces. */
-function indexRuns(storePath: string, dirs: string[], say: (m: string) => void): void {
-  const store = openStore(storePath);
-  try {
-    for (const d of dirs) {
-      try { ingestRunDir(store, d); } catch (err) { say(`store: ${d} not indexed: ${(err as Error).message}`); }
-    }
-  } finally {
-    store.close();
-  }
-}
 
 function columns(head: string[], body: string[][]): string {
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
@@ -62,8 +49,7 @@ export function registerRun(program: Command): void {
     .argument('<scenario>', 'scenario file, e.g. scenarios/youtube.ts or scenarios/lab/vod.ts')
     .addOption(opt.lab().default(undefined, "'default' for scenarios marked lab: true"))
     .addOption(opt.region('local'))
-    .addOption(new Option('--profile <name>', "network profile (shapers/NAME.ts or a file); repeat or comma-separate for several (default: the scenario's, nebby-50,nebby-100)")
-      .argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), ...v.split(',').map((x) => x.trim()).filter(Boolean).map(profileName)]))
+    .addOption(opt.scenarioProfiles())
     .addOption(opt.repeat(1, 'repeat the whole run n times; n > 1 adds a majority vote per asset type and host (<out>/*.vote.json)', 100))
     .addOption(opt.out('where run directories go', 'runs'))
     .option('--model <file>', 'classifier model (default models/ccbrowse-model.json)')
@@ -103,8 +89,7 @@ export function registerRun(program: Command): void {
       let vote: { path: string; vote: VoteFile } | undefined;
       if (voteId && outcomes.length > 0 && !signal.aborted) {
         vote = writeRunVote(opts.out, voteId, opts.repeat, outcomes);
-        const store = openStore(storePath);
-        try { ingestVote(store, vote.path); } catch (err) { process.stderr.write(`store: vote ${vote.path} not indexed: ${(err as Error).message}\n`); } finally { store.close(); }
+        indexVote(storePath, vote.path, (m) => process.stderr.write(`${m}\n`));
       }
       if (opts.json) console.log(JSON.stringify({ runs: outcomes, vote: vote?.vote ?? null, voteFile: vote?.path ?? null }, null, 2));
       else {

@@ -15,3 +15,7 @@ export {
   type KeepActivityOptions, type ActivityStatus, type WebRtcCounters,
 } from './helpers.js';
 export { ASSET_TYPES, type AssetType, type AssetRule } from '../correlate/asset-type.js';
+export {
+  defineExpectations, expectationsSchema, expectationSetSchema, NON_ANSWER_POLICIES, EXPECTATION_ASSET_TYPES,
+  type ExpectationsInput, type Expectations, type ExpectationRuleInput, type ExpectationRule, type ExpectationSetInput, type ExpectationSet, type NonAnswerPolicy,
+} from './expectations.js';

@@ -9,8 +9,9 @@ import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { BadInputError, MissingPrerequisiteError } from '../util/errors.js';
 import { repoRoot } from '../util/paths.js';
-import { ccbrowseEntryForTypes, loadUserFile, type UserFileKind } from '../util/user-file.js';
+import { ccbrowseEntryForTypes, loadUserFile, loadUserFileAs, type UserFileKind } from '../util/user-file.js';
 import { scenarioSchema, type Scenario } from './schema.js';
+import { expectationsSchema, type Expectations } from './expectations.js';
 
 const SCENARIO_FILE: UserFileKind<Scenario> = {
   what: 'scenario', helper: 'defineScenario', example: 'scenarios/lab/static.ts (docs/scenarios.md)', schema: scenarioSchema as z.ZodType<Scenario>,
@@ -26,6 +27,29 @@ export function parseScenario(value: unknown, file: string): Scenario {
 /** Loads a scenario file (.ts/.mts/.js/.mjs) exporting `export default defineScenario({...})` (util/user-file.ts). */
 export async function loadScenario(path: string): Promise<Scenario> {
   return loadUserFile(path, SCENARIO_FILE);
+}
+
+const EXPECTATIONS_FILE: UserFileKind<Expectations> = {
+  what: 'expectations file', helper: 'defineExpectations', example: 'docs/check.md', schema: expectationsSchema as z.ZodType<Expectations>, json: true,
+};
+
+/** What `ccbrowse check` was given: a scenario (perhaps with `expect`) or an expectations file. */
+export type CheckInput =
+  | { kind: 'scenario'; scenario: Scenario; path: string; source: string }
+  | { kind: 'expectations'; expectations: Expectations; path: string; source: string };
+
+/**
+ * Loads a file given to `ccbrowse check`, through the one loader: an expectations file
+ * (its default export names `scenarios`) or else a scenario.
+ */
+export async function loadCheckInput(path: string): Promise<CheckInput> {
+  const either = { ...EXPECTATIONS_FILE, what: 'expectations or scenario file', helper: 'defineExpectations' } as UserFileKind<Expectations | Scenario>;
+  const isExpectations = (v: unknown) => typeof v === 'object' && v !== null && 'scenarios' in v;
+  const loaded = await loadUserFileAs<Expectations | Scenario>(path, either,
+    (v) => (isExpectations(v) ? EXPECTATIONS_FILE : SCENARIO_FILE) as UserFileKind<Expectations | Scenario>);
+  return loaded.kind === (EXPECTATIONS_FILE as unknown)
+    ? { kind: 'expectations', expectations: loaded.value as Expectations, path: loaded.path, source: loaded.source }
+    : { kind: 'scenario', scenario: loaded.value as Scenario, path: loaded.path, source: loaded.source };
 }
 
 export interface ScenarioTypeIssue {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ASSET_TYPES } from '../correlate/asset-type.js';
 import type { ScenarioSteps } from './define.js';
+import { expectationSetSchema } from './expectations.js';
 
 export const SCENARIO_KINDS = ['vod', 'live', 'audio', 'call', 'static'] as const;
 export type ScenarioKind = (typeof SCENARIO_KINDS)[number];
@@ -105,6 +106,8 @@ export const scenarioSchema = z
     browser: browserSchema.prefault({}),
     consent: consentSchema.prefault({}),
     timeouts: timeoutsSchema.prefault({}),
+    /** What `ccbrowse check` expects of this site (src/scenario/expectations.ts); `run` ignores it. */
+    expect: expectationSetSchema.optional(),
   })
   .strict();
 

@@ -33,9 +33,10 @@ import { ARTIFACTS, runBrowserSession } from './browser-session.js';
 import { analyzeProfile, DISTURBANCE_FILE, modelId, REQUESTS_FILE, type ProfileAnalysis } from './analyze.js';
 import { disturbanceOf, loadAverage } from '../shaper/disturbance.js';
 import { formatBytes, formatProgress, ProgressMeter, type ProgressSample } from './progress.js';
-import { summarize, summarizeAssetTypes, type AssetTypeRow, type SummaryRow } from './summary.js';
+import { summarize, summarizeAssetTypes, summarizeHostAssetTypes, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow } from './summary.js';
+import { SUMMARY_FILE, SUMMARY_SCHEMA_VERSION, writeSummaryFile } from '../results/summary.js';
 
-export { summarize, summarizeAssetTypes, type AssetTypeRow, type SummaryRow, type ProgressSample };
+export { summarize, summarizeAssetTypes, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow, type ProgressSample };
 
 export interface RunOptions {
   scenario: Scenario;
@@ -72,6 +73,8 @@ export interface RunOutcome {
   summary: SummaryRow[];
   /** One row per asset type, verdict fused across profiles. */
   byAssetType: AssetTypeRow[];
+  /** One row per host and asset type, verdict fused across profiles. */
+  byHostAssetType: HostAssetTypeRow[];
   byteCoverage: Record<string, number>;
 }
 
@@ -224,7 +227,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     if (!opts.keepKeys) for (const p of profiles) rmSync(join(dir, p.name, ARTIFACTS.keylog), { force: true });
     writeRunFiles(dir, { run: runInfo('incomplete', new Date()) });
     say(`${signal.reason?.message ?? 'interrupted'}: partial data kept in ${dir} (not analysed: 'ccbrowse analyze ${dir}')`);
-    return { dir, runId, status: 'incomplete', incompleteReason: incomplete.join('; '), summary: [], byAssetType: [], byteCoverage: {} };
+    return { dir, runId, status: 'incomplete', incompleteReason: incomplete.join('; '), summary: [], byAssetType: [], byHostAssetType: [], byteCoverage: {} };
   }
   say('analysis: trace, correlate, classify');
   let result: Awaited<ReturnType<typeof analyzeRunDir>>;
@@ -238,13 +241,13 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   writeRunFiles(dir, { run: runInfo(status, new Date()) });
   return {
     dir, runId, status, incompleteReason: incomplete.join('; ') || undefined,
-    summary: result.summary, byAssetType: result.byAssetType, byteCoverage: result.byteCoverage,
+    summary: result.summary, byAssetType: result.byAssetType, byHostAssetType: result.byHostAssetType, byteCoverage: result.byteCoverage,
   };
 }
 
-/** Analyses (or re-analyses) a run directory's profiles and writes flows/assets/verdicts. */
+/** Analyses (or re-analyses) a run directory's profiles and writes flows/assets/verdicts and the fused rows (summary.json). */
 export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rules?: Scenario['assetRules']; profiles: string[]; runId?: string; lab?: boolean }): Promise<{
-  summary: SummaryRow[]; byAssetType: AssetTypeRow[]; byteCoverage: Record<string, number>; analyses: ProfileAnalysis[];
+  summary: SummaryRow[]; byAssetType: AssetTypeRow[]; byHostAssetType: HostAssetTypeRow[]; byteCoverage: Record<string, number>; analyses: ProfileAnalysis[];
 }> {
   const modelPath = opts.modelPath ?? defaultModelPath();
   const model = loadModel(modelPath);
@@ -258,11 +261,24 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
     try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab, bottleneck, rateKbit: ref?.rateKbit, notForClassification })); } catch { /* a profile without capture: nothing to analyse */ }
   }
   const runId = opts.runId ?? run.runId;
+  const analysedAt = new Date().toISOString();
+  const modelName = modelId(modelPath);
+  const rows = {
+    summary: summarize(analyses, model.calibration),
+    byAssetType: summarizeAssetTypes(analyses, model.calibration),
+    byHostAssetType: summarizeHostAssetTypes(analyses, model.calibration),
+    byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])),
+  };
+  // Before run.json (written last by writeRunFiles): a run directory that has run.json has its summary.
+  writeSummaryFile(join(dir, SUMMARY_FILE), {
+    schemaVersion: SUMMARY_SCHEMA_VERSION, runId, model: modelName, analysedAt,
+    byHost: rows.summary, byAssetType: rows.byAssetType, byHostAssetType: rows.byHostAssetType, byteCoverage: rows.byteCoverage,
+  });
   writeRunFiles(dir, {
     run,
     flows: { schemaVersion: 1, runId, flows: analyses.flatMap((a) => a.flows) },
     assets: { schemaVersion: 1, runId, assets: analyses.flatMap((a) => a.assets) },
-    verdicts: { schemaVersion: 1, runId, model: modelId(modelPath), analysedAt: new Date().toISOString(), verdicts: analyses.flatMap((a) => a.verdicts) },
+    verdicts: { schemaVersion: 1, runId, model: modelName, analysedAt, verdicts: analyses.flatMap((a) => a.verdicts) },
   });
-  return { summary: summarize(analyses, model.calibration), byAssetType: summarizeAssetTypes(analyses, model.calibration), byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])), analyses };
+  return { ...rows, analyses };
 }

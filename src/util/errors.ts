@@ -10,6 +10,8 @@ export const ExitCode = {
   badInput: 2,
   /** The machine lacks something (root, a kernel feature, a tool). */
   missingPrerequisite: 3,
+  /** `check`: nothing failed, but some expectation could not be decided (no answer, nothing seen). */
+  inconclusive: 4,
   /** The run was interrupted by SIGINT (Ctrl-C); partial data was kept. */
   interrupted: 130,
   /** The run was stopped by SIGTERM; partial data was kept. */

@@ -35,12 +35,31 @@ export function shownPath(path: string): string {
 
 /** Loads, checks the default export of, and validates a user file; errors are BadInputErrors (exit 2). */
 export async function loadUserFile<T>(path: string, kind: UserFileKind<T>): Promise<T> {
+  return (await loadUserFileAs(path, kind, () => kind)).value;
+}
+
+/** A user file loaded as one of several kinds. */
+export interface LoadedUserFile<T> {
+  value: T;
+  kind: UserFileKind<T>;
+  /** Absolute path, and the source text (for the lines of what it holds). */
+  path: string;
+  source: string;
+}
+
+/**
+ * As loadUserFile, for a command that takes files of more than one kind (`check` takes
+ * expectation files and scenarios): the file is loaded once and `pick` chooses its kind
+ * from the raw default export (e.g. by a field only one kind has), then it is validated.
+ * `expected` names the kinds in messages before the kind is known.
+ */
+export async function loadUserFileAs<T>(path: string, expected: UserFileKind<T>, pick: (value: unknown) => UserFileKind<T>): Promise<LoadedUserFile<T>> {
   const abs = resolve(path);
   const file = shownPath(abs);
-  if (!existsSync(abs)) throw new BadInputError(`${kind.what} not found: ${path}`, `see ${kind.example} for an example`);
+  if (!existsSync(abs)) throw new BadInputError(`${expected.what} not found: ${path}`, `see ${expected.example} for an example`);
   const isJson = extname(abs) === '.json';
-  if (!(CODE.test(abs) || (kind.json && isJson))) {
-    throw new BadInputError(`${kind.what} ${file} is not a TypeScript${kind.json ? ', JavaScript or JSON' : ' or JavaScript'} file`, `see ${kind.example}`);
+  if (!(CODE.test(abs) || (expected.json && isJson))) {
+    throw new BadInputError(`${expected.what} ${file} is not a TypeScript${expected.json ? ', JavaScript or JSON' : ' or JavaScript'} file`, `see ${expected.example}`);
   }
   const source = readFileSync(abs, 'utf8');
   let value: unknown;
@@ -48,12 +67,14 @@ export async function loadUserFile<T>(path: string, kind: UserFileKind<T>): Prom
     try {
       value = JSON.parse(source);
     } catch (err) {
-      throw new BadInputError(`${kind.what} ${file}: not valid JSON: ${(err as Error).message}`, `see ${kind.example}`);
+      throw new BadInputError(`${expected.what} ${file}: not valid JSON: ${(err as Error).message}`, `see ${expected.example}`);
     }
   } else {
-    value = await importDefault(abs, file, kind);
+    value = await importDefault(abs, file, expected);
   }
-  return validate(value, file, source, kind);
+  const kind = pick(value);
+  if (isJson && !kind.json) throw new BadInputError(`${kind.what} ${file} must be a TypeScript or JavaScript file`, `see ${kind.example}`);
+  return { value: validate(value, file, source, kind), kind, path: abs, source };
 }
 
 async function importDefault<T>(abs: string, file: string, kind: UserFileKind<T>): Promise<unknown> {

@@ -34,7 +34,7 @@ const CANONICAL: Record<string, string> = {
 describe('the CLI contract', () => {
   it('finds the commands', () => {
     expect(commands.map((c) => c.path)).toEqual(expect.arrayContaining([
-      'doctor', 'shaper check', 'lab up', 'lab down', 'lab status', 'lab train', 'lab bench', 'probe', 'run', 'analyze', 'trace', 'classify', 'report', 'reap',
+      'doctor', 'shaper check', 'lab up', 'lab down', 'lab status', 'lab train', 'lab bench', 'probe', 'run', 'analyze', 'trace', 'classify', 'report', 'check', 'reap',
     ]));
   });
 

@@ -38,7 +38,7 @@ describe('summarizeAssetTypes', () => {
     expect(rows.map((r) => r.assetType)).toEqual(['audio', 'document', 'script', 'video']);
     const video = rows.find((r) => r.assetType === 'video')!;
     expect(video).toMatchObject({ label: 'BBRv1', kind: 'cca', hosts: ['cdn.example'], protocols: ['tcp'], flows: 3, bytes: 1_040_000 });
-    expect(video.perProfile['nebby-50']).toEqual({ flowId: 'nebby-50:tcp-1', label: 'BBRv1', kind: 'cca', confidence: 0.9, bytes: 500_000, durationMs: 45_000 });
+    expect(video.perProfile['nebby-50']).toEqual({ flowId: 'nebby-50:tcp-1', label: 'BBRv1', kind: 'cca', confidence: 0.9, reason: 'said BBRv1', bytes: 500_000, durationMs: 45_000 });
     expect(video.perProfile['nebby-100'].flowId).toBe('nebby-100:tcp-1');
     expect(video.confidence).toBeGreaterThan(0);
     expect(rows.find((r) => r.assetType === 'document')).toMatchObject({ label: 'Short flow', kind: 'short-flow', confidence: 0 });

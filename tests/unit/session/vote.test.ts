@@ -63,7 +63,7 @@ describe('voteGroups', () => {
   const typeRow = (assetType: string, label: string, kind = 'cca', confidence = 0.8): AssetTypeRow =>
     ({ assetType, hosts: [`${assetType}.example`], protocols: ['tcp'], flows: 1, bytes: 1000, label, kind, confidence, reason: '', perProfile: {} });
   const hostRow = (host: string, label: string, kind = 'cca'): SummaryRow =>
-    ({ host, assetTypes: ['video'], protocol: 'quic', flows: 1, label, kind, confidence: 0.8, reason: '', perProfile: {} });
+    ({ host, assetTypes: ['video'], protocol: 'quic', flows: 1, bytes: 1000, label, kind, confidence: 0.8, reason: '', perProfile: {} });
   const run = (runId: string, types: AssetTypeRow[], hosts: SummaryRow[]): RunForVote => ({ runId, byAssetType: types, summary: hosts });
 
   it('one group per asset type and per host; a run that never saw a group casts no ballot for it', () => {

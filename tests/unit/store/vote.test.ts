@@ -14,7 +14,7 @@ afterAll(removeTempDirs);
 const typeRow = (assetType: string, label: string, kind = 'cca', confidence = 0.8): AssetTypeRow =>
   ({ assetType, hosts: ['cdn.example'], protocols: ['tcp'], flows: 1, bytes: 1000, label, kind, confidence, reason: '', perProfile: {} });
 const hostRow = (host: string, label: string, kind = 'cca'): SummaryRow =>
-  ({ host, assetTypes: ['video'], protocol: 'tcp', flows: 1, label, kind, confidence: 0.7, reason: '', perProfile: {} });
+  ({ host, assetTypes: ['video'], protocol: 'tcp', flows: 1, bytes: 1000, label, kind, confidence: 0.7, reason: '', perProfile: {} });
 
 /** Three repetitions of the fixture run: video BBRv1, BBRv1, Short flow; images CUBIC vs BBRv1 (a tie). */
 function threeRuns(): RunOutcome[] {
@@ -25,7 +25,7 @@ function threeRuns(): RunOutcome[] {
     return {
       dir, runId: `run-${i + 1}`, status: 'complete', byteCoverage: { 'nebby-50': 1 },
       byAssetType: [typeRow('video', video, kind, kind === 'cca' ? 0.8 : 0), typeRow('image', image, image === 'Short flow' ? 'short-flow' : 'cca')],
-      summary: [hostRow('cdn.example', video, kind)],
+      summary: [hostRow('cdn.example', video, kind)], byHostAssetType: [],
     };
   });
 }
