@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import { loadProfile } from '../shaper/profile.js';
-import { probeOnce, resolveProbeTarget, type ProbeResult } from '../probe/probe.js';
+import type { ProbeResult } from '../probe/probe.js';
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
@@ -20,9 +19,11 @@ export function registerProbe(program: Command): void {
     .addOption(opt.json())
     .action(async (url: string, opts: { profile: string[]; repeat: number; region: string; out: string; lab: string; json?: boolean }, cmd: Command) => {
       // Everything is checked before anything is created: profiles, root, the lab, the URL.
+      const { loadProfile } = await import('../shaper/profile.js');
+      const { probeOnce, resolveProbeTarget } = await import('../probe/probe.js');
       const profiles = await Promise.all(opts.profile.map((p) => loadProfile(p)));
       requireRoot('probe');
-      const lab = requireRunningLab(opts.lab, opts.region);
+      const lab = await requireRunningLab(opts.lab, opts.region);
       const target = resolveProbeTarget(lab, url, opts.region);
       const say = reporterFor(cmd);
       await reapLeftovers(say.info);

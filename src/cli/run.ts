@@ -1,12 +1,8 @@
 import { Option, type Command } from 'commander';
 import { BadInputError, ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import { loadScenario, checkScenarioTypes, formatTypeIssues } from '../scenario/load.js';
-import { loadProfile } from '../shaper/profile.js';
-import { formatProgress } from '../session/progress.js';
-import { analyzeRunDir, runScenarioSession, type AssetTypeRow, type RunOutcome, type SummaryRow } from '../session/run.js';
-import { writeRunVote } from '../session/repeat.js';
-import { newRunId } from '../net/netns.js';
+// Only types at the top: each command loads what it uses when it runs (`--help` loads none of it).
+import type { AssetTypeRow, RunOutcome, SummaryRow } from '../session/run.js';
 import type { VoteFile } from '../results/vote.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,11 +10,11 @@ import type { RunInfo } from '../results/schema.js';
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { opt, profileName } from './options.js';
 import { reporterFor } from './output.js';
-import { openStore, ingestRunDir, ingestVote } from '../store/index.js';
 import { join as joinPath } from 'node:path';
 
 /** Indexes run directories in the results store (one SQLite file); re-ingesting replaces. */
-function indexRuns(storePath: string, dirs: string[], say: (m: string) => void): void {
+async function indexRuns(storePath: string, dirs: string[], say: (m: string) => void): Promise<void> {
+  const { openStore, ingestRunDir } = await import('../store/index.js');
   const store = openStore(storePath);
   try {
     for (const d of dirs) {
@@ -72,6 +68,7 @@ export function registerRun(program: Command): void {
     .option('--dry-run', 'load and type-check the scenario, then stop')
     .addOption(opt.json())
     .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
+      const { loadScenario, checkScenarioTypes, formatTypeIssues } = await import('../scenario/load.js');
       const scenario = await loadScenario(file);
       if (opts.dryRun) {
         const issues = await checkScenarioTypes([file]);
@@ -80,13 +77,17 @@ export function registerRun(program: Command): void {
         return;
       }
       // Everything is checked before anything is created: profiles, root, the lab and its region.
+      const { loadProfile } = await import('../shaper/profile.js');
       const profiles = await Promise.all((opts.profile ?? scenario.profiles).map((p) => loadProfile(p)));
       requireRoot('run');
       const mode = opts.lab !== undefined || scenario.lab ? 'lab' : 'internet';
-      const lab = mode === 'lab' ? requireRunningLab(opts.lab ?? 'default', opts.region) : undefined;
+      const lab = mode === 'lab' ? await requireRunningLab(opts.lab ?? 'default', opts.region) : undefined;
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
       const signal = interruptSignal();
+      const { runScenarioSession } = await import('../session/run.js');
+      const { formatProgress } = await import('../session/progress.js');
+      const { newRunId } = await import('../net/netns.js');
       const outcomes: RunOutcome[] = [];
       // The N runs of --repeat share an id: run.json's repeat.group and their vote file's voteId.
       const voteId = opts.repeat > 1 ? newRunId() : undefined;
@@ -99,9 +100,11 @@ export function registerRun(program: Command): void {
       }
       say.done();
       const storePath = opts.store ?? joinPath(opts.out, 'ccbrowse.sqlite');
-      indexRuns(storePath, outcomes.map((o) => o.dir), (m) => process.stderr.write(`${m}\n`));
+      await indexRuns(storePath, outcomes.map((o) => o.dir), (m) => process.stderr.write(`${m}\n`));
       let vote: { path: string; vote: VoteFile } | undefined;
       if (voteId && outcomes.length > 0 && !signal.aborted) {
+        const { writeRunVote } = await import('../session/repeat.js');
+        const { openStore, ingestVote } = await import('../store/index.js');
         vote = writeRunVote(opts.out, voteId, opts.repeat, outcomes);
         const store = openStore(storePath);
         try { ingestVote(store, vote.path); } catch (err) { process.stderr.write(`store: vote ${vote.path} not indexed: ${(err as Error).message}\n`); } finally { store.close(); }
@@ -134,13 +137,15 @@ export function registerRun(program: Command): void {
     .addOption(opt.json())
     .action(async (dir: string, opts: { model?: string; store?: string; json?: boolean }) => {
       const run = readRunInfo(dir);
+      const { loadScenario } = await import('../scenario/load.js');
+      const { analyzeRunDir } = await import('../session/run.js');
       // The scenario's own asset-type rules, so re-analysis types assets as the run did.
       const rules = await loadScenario(run.scenario.file).then((s) => s.assetRules, () => {
         process.stderr.write(`warning: scenario ${run.scenario.file} not loadable: site asset rules not applied\n`);
         return [];
       });
       const r = await analyzeRunDir(dir, { modelPath: opts.model, rules, profiles: run.profiles.map((p) => p.name), runId: run.runId, lab: run.mode === 'lab' });
-      indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
+      await indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
       console.log(opts.json ? JSON.stringify(r.summary, null, 2) : `${table(r.summary)}\n\n${typeTable(r.byAssetType)}`);
     });
 }
