@@ -66,8 +66,9 @@ export function registerRun(program: Command): void {
     .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
     .option('--store <file>', 'results store to index the run in (default <out>/ccbrowse.sqlite)')
     .option('--dry-run', 'load and type-check the scenario, then stop')
+    .addOption(opt.count('--concurrency <n>', 'profiles run at once, each with its own namespaces, browser and capture (default: one per core; 1: one after another)', 1, 16))
     .addOption(opt.json())
-    .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean; concurrency?: number }, cmd: Command) => {
       const { loadScenario, checkScenarioTypes, formatTypeIssues } = await import('../scenario/load.js');
       const scenario = await loadScenario(file);
       if (opts.dryRun) {
@@ -89,13 +90,16 @@ export function registerRun(program: Command): void {
       const { formatProgress } = await import('../session/progress.js');
       const { newRunId } = await import('../net/netns.js');
       const outcomes: RunOutcome[] = [];
+      // Profiles that run at once share the live line, each with its own latest figures.
+      const live = new Map<string, string>();
       // The N runs of --repeat share an id: run.json's repeat.group and their vote file's voteId.
       const voteId = opts.repeat > 1 ? newRunId() : undefined;
       for (let i = 1; i <= opts.repeat && !signal.aborted; i++) {
         outcomes.push(await runScenarioSession({
           scenario, scenarioFile: file, mode, lab, region: opts.region, loadedProfiles: profiles, outDir: opts.out,
           keepKeys: opts.keepKeys, modelPath: opts.model, repeat: voteId ? { index: i, of: opts.repeat, group: voteId } : undefined,
-          progress: say.info, onProgress: (s) => say.progress(formatProgress(s)), signal,
+          progress: say.info, onProgress: (s) => { live.set(s.profile, formatProgress(s)); say.progress([...live.values()].join(' | ')); }, signal,
+          concurrency: opts.concurrency,
         }));
       }
       say.done();
