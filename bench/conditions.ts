@@ -2,7 +2,7 @@
  * The conditions benchmark (issue 16; docs/benchmarks/conditions.md).
  *
  *   npx tsx bench/conditions.ts build/grid/g1 [more dirs or dataset files] [--only c1,c2] [--no-open-set]
- *       [--path fullRtt,invisiblePipe|none] [--calibration isotonic|logistic] [--out build/bench/conditions.json]
+ *       [--path fullRtt,invisiblePipe|none] [--calibration isotonic|logistic] [--min-answer P] [--out build/bench/conditions.json]
  *     leave one grid condition out (each condition judged by a model that never saw it, its
  *     confidence calibrated by a map fitted on the other conditions only), hold one controller
  *     out (the open set), per profile and per axis, reliability table and ECE.
@@ -17,7 +17,7 @@ import { dirname } from 'node:path';
 import { loadModel } from '../src/classify/index.js';
 import { holdOutVerdict } from '../src/train/bench.js';
 import {
-  calibrated, calibratedLoco, calibration, calibrationsFrom, pipelineWithPath, type CalibrationKind, CONFIDENT, holdOneControllerOut, judge, leaveOneConditionOut, loadGridEntries, openSetTable,
+  calibrated, calibratedLoco, calibration, calibrationsFrom, pipelineWithPath, withMinAnswer, type CalibrationKind, CONFIDENT, holdOneControllerOut, judge, leaveOneConditionOut, loadGridEntries, openSetTable,
   perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
 } from '../src/train/conditions-bench.js';
 
@@ -32,6 +32,7 @@ const flag = (name: string) => {
 const only = flag('--only')?.split(',');
 const pipeline = pipelineWithPath(flag('--path'));
 const kind = (flag('--calibration') ?? 'isotonic') as CalibrationKind;
+const minAnswer = Number(flag('--min-answer') ?? 0);
 const out = flag('--out') ?? 'build/bench/conditions.json';
 const modelPath = flag('--model');
 const test = flag('--test');
@@ -92,14 +93,15 @@ if (modelPath && test) {
   say(`# Conditions benchmark\n\n${entries.length} traces, ${conditions.length} conditions (${conditions.join(', ')}), ${new Set(entries.map((e) => e.origin)).size} controllers\n`);
   const raw = leaveOneConditionOut(entries, cache, { only, pipeline });
   // Scored with calibrated confidences, each condition's by maps fitted on the other conditions only.
-  const loco = calibratedLoco(raw, kind);
+  const answer = (o: Outcome): Outcome => ({ ...withMinAnswer(o, minAnswer), perProfile: o.perProfile.map((p) => withMinAnswer({ ...p, reason: '' }, minAnswer)) });
+  const loco = calibratedLoco(raw, kind).map(answer);
   report(loco, 'Leave one condition out (each condition judged by a model that never saw it)');
   reliability(raw, 'raw confidence');
   reliability(loco, 'calibrated (each condition by maps fitted on the other conditions)');
   let open: Outcome[] = [];
   if (!noOpenSet) {
     const maps = calibrationsFrom(raw, 'all held-out conditions', kind);
-    open = holdOneControllerOut(entries, cache, { pipeline }).map((o) => ({ ...o, confidence: calibrated(maps, o, o.perProfile.length > 1) }));
+    open = holdOneControllerOut(entries, cache, { pipeline }).map((o) => answer({ ...o, confidence: calibrated(maps, o, o.perProfile.length > 1) }));
     say(`## Open set: hold one controller out (${open.length} measurements; Unknown or the right design family, never a confident wrong label)\n`);
     say(openSetTable(open) + '\n');
   }

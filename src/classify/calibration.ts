@@ -74,5 +74,10 @@ export const calibrationsSchema = z.object({
    */
   fusedModel: confidenceModelSchema.optional(),
   singleModel: confidenceModelSchema.optional(),
+  /**
+   * A verdict whose calibrated confidence stays below this names no CCA: it is Unknown with
+   * "low confidence" and what it would have said (0: every answer stands, with its confidence).
+   */
+  minAnswer: z.number().min(0).max(1).default(0),
 });
 export type Calibrations = z.infer<typeof calibrationsSchema>;

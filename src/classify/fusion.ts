@@ -137,7 +137,12 @@ export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations 
   const c = opts.calibration;
   const [map, model] = all.length > 1 ? [c.fused, c.fusedModel] : [c.single, c.singleModel];
   const score = model ? confidenceOf(model, reliabilityOf(v)) : v.confidence;
-  return { ...v, confidence: jsonNumber(calibrate(map, score)) ?? 0 };
+  const p = jsonNumber(calibrate(map, score)) ?? 0;
+  if (p < c.minAnswer) {
+    return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
+      reason: `low confidence: ${v.label} would be right about ${Math.round(100 * p)} times in 100 under conditions like these (${v.reason})` };
+  }
+  return { ...v, confidence: p };
 }
 
 /** A profile whose conditions the model never saw, or whose bottleneck the host disturbed, gives no evidence. */

@@ -249,7 +249,7 @@ function fitKind(os: Scored[], kind: CalibrationKind, fittedOn: string): { map: 
 export function calibrationsFrom(os: Outcome[], fittedOn: string, kind: CalibrationKind = 'isotonic'): Calibrations {
   const f = fitKind(fusedOnes(os), kind, `${fittedOn}, fused`);
   const s = fitKind(singleProfile(os), kind, `${fittedOn}, single profile`);
-  return { fused: f.map, single: s.map, ...(f.model ? { fusedModel: f.model } : {}), ...(s.model ? { singleModel: s.model } : {}) };
+  return { fused: f.map, single: s.map, ...(f.model ? { fusedModel: f.model } : {}), ...(s.model ? { singleModel: s.model } : {}), minAnswer: 0 };
 }
 
 /** A held-out verdict's calibrated confidence under calibrations fitted elsewhere. */
@@ -257,6 +257,12 @@ export function calibrated(c: Calibrations, o: Scored, fused: boolean): number {
   if (NON_ANSWERS.has(o.predicted)) return o.confidence;
   const [map, model] = fused ? [c.fused, c.fusedModel] : [c.single, c.singleModel];
   return calibrate(map, model && o.reliability ? confidenceOf(model, o.reliability) : o.confidence);
+}
+
+/** The verdict under an answer threshold: below it, Unknown (as fusion.ts does with calibration.minAnswer). */
+export function withMinAnswer<T extends { predicted: string; confidence: number; reason: string }>(o: T, minAnswer: number): T {
+  if (NON_ANSWERS.has(o.predicted) || o.confidence >= minAnswer) return o;
+  return { ...o, predicted: 'Unknown', reason: `low confidence: ${o.predicted} at ${o.confidence.toFixed(2)}`, confidence: 0 };
 }
 
 /**

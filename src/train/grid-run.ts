@@ -18,7 +18,7 @@ import { CcbError } from '../util/errors.js';
 import { abortableSleep, throwIfInterrupted } from '../util/interrupt.js';
 import { tcpPayloadBytes, type Profile } from '../shaper/profile.js';
 import { bdpBytes, bufferBytes } from '../shaper/profile.js';
-import { saveDataset } from './dataset.js';
+import { loadDataset, saveDataset } from './dataset.js';
 import { resolveCondition, type EntryConditions, type Grid, type ResolvedCondition } from './grid.js';
 import { collect } from './train.js';
 
@@ -78,7 +78,8 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
   mkdirSync(o.outDir, { recursive: true });
   const baseLab = await loadLabConfig(resolve(grid.lab));
   const wanted = grid.conditions.filter((c) => !o.only || o.only.includes(c.id)).map((c) => resolveCondition(grid, c));
-  const todo = wanted.filter((c) => !existsSync(datasetPath(o.outDir, c.id)));
+  // A condition measured before keeps its dataset; only origins it lacks (added to the grid since) are measured.
+  const todo = wanted.filter((c) => missingOrigins(grid, o.outDir, c).length > 0);
   if (todo.length < wanted.length) say(`grid ${grid.name}: ${wanted.length - todo.length} condition(s) already measured, skipped`);
   // Conditions with the same server-side path share a region; a lab carries a few regions.
   const byPath = new Map<string, ResolvedCondition[]>();
@@ -123,6 +124,16 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
 
 export const datasetPath = (outDir: string, id: string) => join(outDir, `${id}.json`);
 
+/** The grid's origins that a condition's dataset has no trace of yet (all when there is none). */
+function missingOrigins(grid: Grid, outDir: string, c: ResolvedCondition): string[] {
+  const path = datasetPath(outDir, c.id);
+  if (!existsSync(path)) return grid.origins;
+  const present = new Set(loadDataset(path).entries.map((e) => e.origin));
+  // A TCP-only condition never has QUIC origins: not missing.
+  const applicable = (name: string) => c.protocols.includes(name.startsWith('tcp-') ? 'tcp' : 'quic');
+  return grid.origins.filter((n) => !present.has(n) && applicable(n));
+}
+
 /** One lab for a batch of server-side paths: the grid's origins, one region per path. */
 function labFor(grid: Grid, base: LabConfig, regions: ResolvedCondition['region'][]): LabConfig {
   const origins = base.origins.filter((x) => grid.origins.includes(x.name));
@@ -140,19 +151,22 @@ async function measureCondition(grid: Grid, lab: Awaited<ReturnType<typeof labUp
     startCpuLoad(stack, c.cpuLoad);
     const t0 = Date.now();
     say(`condition ${c.id} (${c.axis}: ${c.value}): ${c.concurrency} at once${c.cpuLoad ? `, ${c.cpuLoad} busy process(es)` : ''}`);
-    const entries = await collect(lab, {
+    const path = datasetPath(o.outDir, c.id);
+    const missing = missingOrigins(grid, o.outDir, c);
+    const earlier = existsSync(path) ? loadDataset(path).entries : [];
+    const fresh = await collect(lab, {
       regions: [region], profiles: c.profiles, runs: o.runs ?? c.runs, bytes: 0, concurrency: c.concurrency,
       outDir: join('runs', 'grid', grid.name, c.id),
-      only: grid.origins, protocols: c.protocols,
+      only: missing, protocols: c.protocols,
       profileOverrides: c.profile,
       bytesFor: (p, protocol) => bytesForSeconds(p, protocol, grid.seconds),
       crossTraffic: c.crossTraffic ? { origin: c.crossTraffic, bytes: 50_000_000, leadSeconds: 3 } : undefined,
       conditionsOf: (p) => entryConditions(c, p) as unknown as Record<string, unknown>,
       progress: say, signal: o.signal,
     });
-    const path = datasetPath(o.outDir, c.id);
+    const entries = [...earlier, ...fresh];
     saveDataset(path, entries);
-    say(`condition ${c.id}: ${entries.length} traces in ${((Date.now() - t0) / 60000).toFixed(1)} min -> ${path}`);
+    say(`condition ${c.id}: ${fresh.length} traces${earlier.length ? ` added to ${earlier.length}` : ''} in ${((Date.now() - t0) / 60000).toFixed(1)} min -> ${path}`);
     return path;
   } finally {
     await stack.unwind();
