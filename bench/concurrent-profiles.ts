@@ -10,7 +10,8 @@
  * Needs root and a running lab (`ccbrowse lab up --config FILE`); one run at a time.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -29,7 +30,22 @@ const RUNS_DIR = join(ROOT, 'build', 'bench', `concurrent-profiles-runs-${proces
 interface Row { host: string; label: string; confidence: number }
 interface TypeRow { assetType: string; label: string; confidence: number }
 interface Outcome { dir: string; status: string; incompleteReason?: string; summary: Row[]; byAssetType: TypeRow[] }
-interface Measured { seconds: number; status: string; reason?: string; hosts: Record<string, string>; types: Record<string, string> }
+interface Disturbed { profile: string; stalledShare: number; maxStallMs: number; loadAverage: number | null }
+interface Measured { seconds: number; status: string; reason?: string; hosts: Record<string, string>; types: Record<string, string>; disturbance?: Disturbed[]; disturbedVerdicts?: number }
+
+/** How the host held each profile's bottleneck back, and how many verdicts say "disturbed". */
+function disturbanceIn(dir: string): { disturbance: Disturbed[]; disturbedVerdicts: number } {
+  const disturbance: Disturbed[] = [];
+  for (const p of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+    const f = join(dir, p.name, 'disturbance.json');
+    if (!existsSync(f)) continue;
+    const d = JSON.parse(readFileSync(f, 'utf8')) as { windowSeconds: number; stalledMs: number; maxStallMs: number; loadAverage: number | null };
+    disturbance.push({ profile: p.name, stalledShare: d.windowSeconds ? d.stalledMs / 1000 / d.windowSeconds : 0, maxStallMs: d.maxStallMs, loadAverage: d.loadAverage });
+  }
+  const v = join(dir, 'verdicts.json');
+  const disturbedVerdicts = existsSync(v) ? (readFileSync(v, 'utf8').match(/a disturbed trace/g) ?? []).length : 0;
+  return { disturbance, disturbedVerdicts };
+}
 
 function runOnce(scenario: string, concurrency: number | undefined): Measured {
   const args = [join(ROOT, 'bin/ccbrowse.js'), 'run', join(ROOT, 'scenarios/lab', `${scenario}.ts`), '--lab', LAB, '--out', RUNS_DIR, '--json', '-q',
@@ -40,9 +56,10 @@ function runOnce(scenario: string, concurrency: number | undefined): Measured {
   let o: Outcome | undefined;
   try { o = (JSON.parse(r.stdout) as { runs: Outcome[] }).runs[0]; } catch { /* reported below */ }
   if (!o) return { seconds, status: `failed (exit ${r.status}): ${r.stderr.trim().split('\n').slice(-2).join(' ')}`, hosts: {}, types: {} };
+  const seen = disturbanceIn(o.dir);
   rmSync(o.dir, { recursive: true, force: true });
   return {
-    seconds, status: o.status, reason: o.incompleteReason,
+    seconds, status: o.status, reason: o.incompleteReason, ...seen,
     hosts: Object.fromEntries(o.summary.map((x) => [x.host, x.label])),
     types: Object.fromEntries(o.byAssetType.map((x) => [x.assetType, x.label])),
   };
@@ -84,4 +101,12 @@ for (const r of results) {
 }
 mkdirSync(dirname(OUT), { recursive: true });
 writeFileSync(OUT, JSON.stringify({ lab: LAB, repeat: REPEAT, results }, null, 2));
+for (const r of results) {
+  for (const [how, ms] of [['one after another', r.before], ['at once', r.after]] as const) {
+    for (const m of ms) {
+      console.log(`${r.scenario} ${how}: ${(m.disturbance ?? []).map((d) => `${d.profile} held back ${(100 * d.stalledShare).toFixed(2)}% (longest ${d.maxStallMs.toFixed(0)} ms, load ${d.loadAverage?.toFixed(1) ?? '?'})`).join(', ')}; ${m.disturbedVerdicts ?? 0} verdict record(s) marked disturbed`);
+    }
+  }
+}
+console.log(`load average at the end (1/5/15 min): ${loadavg().map((x) => x.toFixed(1)).join(' / ')}`);
 console.log(`\nwritten ${OUT}`);
