@@ -92,9 +92,11 @@ export const opt = {
     .argParser(listOf(regionName, dflt)).default(dflt, dflt.join(',')),
   /** How many times to do the whole measurement. */
   repeat: (dflt: number, description: string, max = 1000) => new Option('--repeat <n>', `${description} (1-${max})`).argParser(wholeNumber(1, max)).default(dflt),
-  /** Where results go (a directory or a file, as the command says). */
-  out: (description: string, dflt?: string) => {
+  /** Where results go (a directory or a file, as the command says). Without a default the flag is
+   *  required; `null` means optional with a default the command works out itself. */
+  out: (description: string, dflt?: string | null) => {
     const o = new Option('--out <path>', description);
+    if (dflt === null) return o;
     return dflt === undefined ? o.makeOptionMandatory() : o.default(dflt);
   },
   /** Machine-readable output on stdout (every command has it). */

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { interruptSignal } from '../util/interrupt.js';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
@@ -34,14 +34,19 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--append', 'add the new probes to the saved dataset')
     .option('--tcp-only', 'train on TCP traces only')
     .option('--grid <dirs>', "train on conditions-grid datasets ('lab grid' output, comma-separated), with the confidence calibrated by leaving one condition out at a time")
+    .addOption(new Option('--path <corrections>', "with --grid: path corrections before features (fullRtt,invisiblePipe or none; docs/classifier.md)").default('fullRtt,invisiblePipe'))
+    .addOption(new Option('--calibration <kind>', 'with --grid: how confidence is calibrated').choices(['isotonic', 'logistic']).default('logistic'))
+    .addOption(opt.amount('--min-answer <p>', 'with --grid: a verdict whose calibrated confidence stays below P is Unknown', 0, 1, 0.8))
     .addOption(opt.json())
-    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; grid?: string; json?: boolean }, cmd: Command) => {
+    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; dataset: string; model: string; fromDataset?: boolean; fromRuns?: string; append?: boolean; tcpOnly?: boolean; grid?: string; path: string; calibration: 'isotonic' | 'logistic'; minAnswer: number; json?: boolean }, cmd: Command) => {
       const say = reporterFor(cmd);
       if (o.grid) {
-        const { loadGridEntries, SeriesCache, trainCalibrated } = await import('../train/conditions-bench.js');
+        const { loadGridEntries, pipelineWithPath, SeriesCache, trainCalibrated } = await import('../train/conditions-bench.js');
         const entries = loadGridEntries(list(o.grid));
-        say.info(`training on ${entries.length} traces from ${new Set(entries.map((e) => e.conditionId)).size} conditions; calibrating by leaving one condition out at a time`);
-        const { model, loco } = trainCalibrated(entries, new SeriesCache(), o.grid);
+        say.info(`training on ${entries.length} traces from ${new Set(entries.map((e) => e.conditionId)).size} conditions; calibrating (${o.calibration}) by leaving one condition out at a time`);
+        const pipeline = pipelineWithPath(o.path === 'none' ? '' : o.path);
+        const { model, loco } = trainCalibrated(entries, new SeriesCache(), o.grid, { pipeline, calibration: o.calibration });
+        if (model.calibration) model.calibration.minAnswer = o.minAnswer;
         const { saveModel } = await import('../classify/index.js');
         saveModel(model, o.model);
         const right = loco.filter((x) => x.predicted === x.truth).length;
@@ -82,7 +87,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .argument('<grid>', 'grid file (labs/grid.ts)')
     .option('--only <ids>', 'only these conditions, comma-separated')
     .addOption(opt.count('--repeat <n>', "measurements per controller and condition (default: the grid's)", 1, 1000))
-    .addOption(opt.out('where the datasets go (default build/grid/<grid name>)').default(undefined))
+    .addOption(opt.out('where the datasets go (default build/grid/<grid name>)', null))
     .addOption(opt.json())
     .action(async (file: string, o: { only?: string; repeat?: number; out?: string; json?: boolean }, cmd: Command) => {
       const { loadGrid } = await import('../train/grid.js');

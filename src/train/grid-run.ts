@@ -14,7 +14,7 @@ import { processStartTime } from '../net/resources.js';
 import { startProcess } from '../net/launch.js';
 import { labDown, labUp } from '../lab/control.js';
 import { loadLabConfig, parseLabConfig, type LabConfig } from '../lab/config.js';
-import { CcbError } from '../util/errors.js';
+import { BadInputError, CcbError } from '../util/errors.js';
 import { abortableSleep, throwIfInterrupted } from '../util/interrupt.js';
 import { tcpPayloadBytes, type Profile } from '../shaper/profile.js';
 import { bdpBytes, bufferBytes } from '../shaper/profile.js';
@@ -77,6 +77,8 @@ export async function runGrid(grid: Grid, o: GridRunOptions): Promise<string[]> 
   const say = o.progress ?? (() => {});
   mkdirSync(o.outDir, { recursive: true });
   const baseLab = await loadLabConfig(resolve(grid.lab));
+  const unknown = (o.only ?? []).filter((id) => !grid.conditions.some((c) => c.id === id));
+  if (unknown.length) throw new BadInputError(`grid ${grid.name} has no condition ${unknown.join(', ')} (it has ${grid.conditions.map((c) => c.id).join(', ')})`);
   const wanted = grid.conditions.filter((c) => !o.only || o.only.includes(c.id)).map((c) => resolveCondition(grid, c));
   // A condition measured before keeps its dataset; only origins it lacks (added to the grid since) are measured.
   const todo = wanted.filter((c) => missingOrigins(grid, o.outDir, c).length > 0);
