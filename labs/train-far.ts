@@ -1,7 +1,8 @@
 import { defineLab, TCP_CCAS } from 'ccbrowse';
 
-// The training/benchmark lab: one bulk origin per lab controller (12 TCP, 5 QUIC) and one
-// region, nothing else (the sites' origins are not needed here and slow `lab up` down).
+// The training/benchmark lab: one bulk origin per trained controller (16 TCP, 5 QUIC; the
+// open-set strangers are in labs/open-set.ts) and one region, nothing else (the sites'
+// origins are not needed here and slow `lab up` down).
 export default defineLab({
   name: 'train-far',
   origins: [

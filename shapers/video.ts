@@ -9,4 +9,9 @@ export default defineProfile({
   rateKbit: 1500,
   delayMs: 50,
   buffer: { bdp: 2 },
+  // Measured on the conditions grid (docs/benchmarks/conditions.md): with video left out of
+  // training 8% of lab controllers were named through it, and the shipped model, never trained
+  // through it, named 34% right and 17% confidently wrong before its envelope held it back.
+  forClassification: false,
+  classificationNote: 'no model yet names controllers through the video profile at the Nebby profiles\' bar (docs/benchmarks/conditions.md): its flows are shown, their verdicts are Unknown; nebby-50/nebby-100 flows of the same run are judged',
 });

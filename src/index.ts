@@ -7,3 +7,4 @@ export { defineProfile, type ProfileInput, type Profile } from './shaper/profile
 export { defineLab, TCP_CCAS, type LabConfigInput, type LabConfig, type OriginConfig, type RegionConfig } from './lab/config.js';
 export * from './scenario/index.js';
 export { defineGrid, type GridInput, type Grid } from './train/grid.js';
+export { defineCrawl, type CrawlInput, type CrawlDefinition } from './crawl/define.js';

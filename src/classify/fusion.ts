@@ -181,6 +181,10 @@ function fuseJudged(all: Verdict[]): Verdict {
     const parts = contested.map((l) => `${l} (${[...new Set(all.filter((v) => v.label === l).map((v) => v.source))].join(', ')})`);
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree: ${parts.join(' vs ')}`, shapeCluster: null };
   }
+  if (labels.length === 1 && lossAgnosticAlone(verdicts, votes)) {
+    return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
+      reason: `window kept through heavy loss in only ${verdicts.filter(keptWindow).length} of ${verdicts.length} profiles, and the other profile's flow, judged by its shape, matched no BBR class (${verdicts.map((v) => v.label).join(', ')})` };
+  }
   if (labels.length === 1) {
     const label = labels[0];
     const mine = votes.filter((v) => v.label === label || (isBbr(label) && isBbr(v.label)));
@@ -211,20 +215,61 @@ function fuseJudged(all: Verdict[]): Verdict {
   return { ...base, label, kind, confidence: 0, reason: `no profile identified a CCA (${verdicts.map((v) => v.label).join(', ')})${why}`, shapeCluster: null };
 }
 
+const keptWindow = (v: Verdict): boolean => (v.evidence?.claims ?? []).some((c) => c.classifier === 'loss-agnostic' && c.label !== UNKNOWN);
+
+/**
+ * True when the only evidence for the answer is the loss-agnostic rule (a window kept through
+ * heavy loss) in some profiles, while another profile's flow was judged by its shape (the learned
+ * model saw a loss response there) and matched no BBR class. WHY (issue 17): TCP Hybla, a
+ * stranger to every class, regrows its halved window within an RTT under nebby-100 (rho = 8.4:
+ * ~70 segments per RTT), so it read as a window kept through 21-22% loss and was named BBRv1 in
+ * 13 of 13 measurements, while its nebby-50 flow lay outside every trained class. Quinn's BBR,
+ * what the rule is for, keeps its window through loss under both profiles (44-88% lost); kernel
+ * BBR is named by its drains and shape, not by this rule.
+ */
+function lossAgnosticAlone(verdicts: Verdict[], votes: Array<{ source: string }>): boolean {
+  if (verdicts.length < 2 || votes.length === 0 || !votes.every((v) => v.source === 'loss-agnostic')) return false;
+  return verdicts.some((v) => {
+    if (keptWindow(v)) return false;
+    const lb = v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow');
+    // Judged: the learned model weighed its shape (a posterior exists) and found no BBR class.
+    return lb !== undefined && lb.posterior !== undefined && !(lb.inDistribution ?? []).some(isBbr) && !(v.evidence?.claims ?? []).some((c) => isBbr(c.label));
+  });
+}
+
 /**
  * AkamaiCC holds a level that ignores the BDP: across profiles with different RTTs the
  * level should stay put, where a BDP-tracking or fixed-rate sender's would scale with RTT.
+ * Issue 17: FAST TCP (the lab's AkamaiCC-like sender) holds a fixed number of its own packets
+ * queued, so the level is the BDP plus that queue: what ignores the BDP is the queue (level in
+ * segments minus the measured BDP). Lab FAST: level 34 and 51 segments, queue 18 and 19, for
+ * BDPs of 16 and 33 segments (nebby-50, nebby-100). Either reading passes.
  */
 function akamaiLevelCheck(vs: Verdict[]): { independentOfBdp: boolean; note: string } | null {
-  const pts = vs.map((v) => v.evidence).filter((e): e is NonNullable<typeof e> => e !== null && e.levelBytes !== null);
+  const pts = vs.filter((v) => v.evidence !== null && v.evidence.levelBytes !== null);
   if (pts.length < 2) return null;
-  const [a, b] = [pts[0], pts[pts.length - 1]];
+  const [va, vb] = [pts[0], pts[pts.length - 1]];
+  const [a, b] = [va.evidence as NonNullable<Verdict['evidence']>, vb.evidence as NonNullable<Verdict['evidence']>];
   const rttRatio = b.rttSeconds / a.rttSeconds;
   if (Math.abs(Math.log(rttRatio)) < 0.1) return null; // profiles too alike to tell
   const levelRatio = (b.levelBytes ?? 0) / (a.levelBytes ?? 1);
-  const independentOfBdp = Math.abs(Math.log(levelRatio)) < Math.abs(Math.log(rttRatio)) / 2;
+  const levelIgnoresBdp = Math.abs(Math.log(levelRatio)) < Math.abs(Math.log(rttRatio)) / 2;
+  const queue = (v: Verdict): { q: number; bdp: number } | null => {
+    const c = v.conditions?.measured;
+    const level = v.evidence?.levelBytes;
+    if (!c || !(c.segmentBytes > 0) || !(Number(c.bdpPackets) > 0) || level === null || level === undefined) return null;
+    return { q: level / c.segmentBytes - Number(c.bdpPackets), bdp: Number(c.bdpPackets) };
+  };
+  const [qa, qb] = [queue(va), queue(vb)];
+  let queueNote = '';
+  let queueIgnoresBdp = false;
+  if (qa && qb && qa.q > 0 && qb.q > 0 && Math.abs(Math.log(qb.bdp / qa.bdp)) >= 0.1) {
+    queueIgnoresBdp = Math.abs(Math.log(qb.q / qa.q)) < Math.abs(Math.log(qb.bdp / qa.bdp)) / 2;
+    queueNote = `; queue above the BDP ${qa.q.toFixed(1)} and ${qb.q.toFixed(1)} segments for BDP ${qa.bdp.toFixed(1)} and ${qb.bdp.toFixed(1)}`;
+  }
+  const independentOfBdp = levelIgnoresBdp || queueIgnoresBdp;
   return {
     independentOfBdp,
-    note: `level ratio ${levelRatio.toFixed(2)} for RTT ratio ${rttRatio.toFixed(2)}: ${independentOfBdp ? 'level ignores the BDP, as AkamaiCC does' : 'level tracks the RTT, unlike AkamaiCC'}`,
+    note: `level ratio ${levelRatio.toFixed(2)} for RTT ratio ${rttRatio.toFixed(2)}${queueNote}: ${independentOfBdp ? (levelIgnoresBdp ? 'level ignores the BDP, as AkamaiCC does' : 'the queue it keeps ignores the BDP, as FAST does') : 'level tracks the RTT, unlike AkamaiCC'}`,
   };
 }

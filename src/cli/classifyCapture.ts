@@ -55,8 +55,10 @@ export async function classifyCapture(path: string, o: ClassifyCaptureOptions): 
     // A known bottleneck (a probe's profile, --profile) sets the BDP; a foreign capture's is read from its ACKs.
     const series = f.series && f.series.conditions && inputs.rateKbit ? { ...f.series, conditions: withKnownBottleneck(f.series.conditions, inputs.rateKbit) } : f.series;
     const raw = series ? classifyFlow(series, model, { disturbance: inputs.disturbance ?? null }) : null;
-    // One flow's verdict, calibrated like every single-profile verdict.
-    const v = raw ? { ...raw, confidence: fuseProfiles([raw], { calibration: model.calibration }).confidence } : null;
+    // One flow's verdict, calibrated like every single-profile verdict (below the model's minimum
+    // answer it becomes Unknown, with what it would have said).
+    const cal = raw ? fuseProfiles([raw], { calibration: model.calibration }) : null;
+    const v = raw && cal ? { ...raw, confidence: cal.confidence, ...(cal.label !== raw.label ? { label: cal.label, reason: cal.reason } : {}) } : null;
     return {
       flow: f.id, tuple: f.tuple, protocol: f.kind, bifMethod: f.bifMethod, bytes: f.toClient.payloadBytes, durationSeconds: f.durationSeconds,
       lossShare: lossShareOf(f.series?.loss),

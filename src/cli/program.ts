@@ -15,6 +15,7 @@ import { registerRun } from './run.js';
 import { registerAnalysis } from './train.js';
 import { registerBatch } from './analysis.js';
 import { registerReport } from './report.js';
+import { registerCrawl } from './crawl.js';
 import { opt } from './options.js';
 
 export function buildProgram(): Command {
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerAnalysis(program);
   registerBatch(program);
   registerReport(program);
+  registerCrawl(program);
 
   program
     .command('reap')

@@ -122,7 +122,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }, cmd: Command) => {
       const say = reporterFor(cmd);
       const { loadDatasets, saveDataset, truncateEntry } = await import('../train/dataset.js');
-      const { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable } = await import('../train/bench.js');
+      const { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable, openSetRows, openSetTable } = await import('../train/bench.js');
       let entries: DatasetEntry[];
       const cut = (es: DatasetEntry[]): DatasetEntry[] => (o.maxSeconds ? es.map((e) => truncateEntry(e, o.maxSeconds as number)) : es);
       if (o.holdOut === 'all') {
@@ -186,11 +186,13 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       const perTrace = benchResult(`${name}-single-profile`, modelNote, traces, profiles, 'one verdict per single-profile trace');
       mkdirSync(dirname(o.out), { recursive: true });
       writeFileSync(o.out, JSON.stringify(result, null, 2));
-      writeFileSync(o.out.replace(/\.json$/, '-traces.json'), JSON.stringify({ perTrace, traces, measurements }, null, 2));
+      const strangers = o.holdOut ? [] : openSetRows(measurements, model.classes);
+      writeFileSync(o.out.replace(/\.json$/, '-traces.json'), JSON.stringify({ perTrace, traces, measurements, ...(strangers.length ? { openSet: strangers } : {}) }, null, 2));
       if (o.json) console.log(JSON.stringify(result, null, 2));
       else {
         console.log(`# ${name}: ${measurements.length} measurements (both profiles fused)\n${matrixTable(result)}\n`);
         console.log(`# per single-profile trace: ${traces.length} traces\n${matrixTable(perTrace)}`);
+        if (strangers.length) console.log(`\n# open set (controllers no class is trained on; both profiles fused)\n${openSetTable(strangers)}`);
         if (o.holdOut) {
           const c = { unknown: 0, 'same-family': 0, wrong: 0 };
           for (const m of measurements) c[holdOutVerdict(m.truth, m.predicted)]++;

@@ -1,7 +1,7 @@
 /**
  * The lab's congestion controllers: the kernel's built-in ones (reno, cubic, bbr) and
- * nine written as BPF struct_ops (src/lab/bpf/*.bpf.c, built by `make -C src/lab/bpf`
- * into build/bpf/). Ground truth for the classifier: an origin namespace made to use
+ * the rest written as BPF struct_ops (src/lab/bpf/*.bpf.c, built by `make -C src/lab/bpf`
+ * into build/bpf/): 13 the lab trains on and 5 open-set strangers. Ground truth for the classifier: an origin namespace made to use
  * `ccb_vegas` really sends with Vegas.
  *
  * Registration is shared machine state (one `ccb_vegas` for every namespace), so:
@@ -26,7 +26,17 @@ import { processStartTime, type Resource } from '../net/resources.js';
 import { repoRoot } from '../util/paths.js';
 
 export const KERNEL_CCAS = ['reno', 'cubic', 'bbr'] as const;
-export const BPF_CCAS = ['vegas', 'westwood', 'htcp', 'bic', 'illinois', 'veno', 'highspeed', 'scalable', 'yeah'] as const;
+/** BPF controllers the lab trains and benchmarks on (the default and training labs serve them). */
+export const TRAINED_BPF_CCAS = [
+  'vegas', 'westwood', 'htcp', 'bic', 'illinois', 'veno', 'highspeed', 'scalable', 'yeah',
+  'bbr2', 'bbr3', 'fast', 'copa',
+] as const;
+/**
+ * The open set: BPF controllers no class is trained on (labs/open-set.ts serves them), so
+ * "a controller nobody trained on is Unknown or its right family" is measured on real strangers.
+ */
+export const OPEN_SET_CCAS = ['hybla', 'cdg', 'lp', 'nv', 'dctcp'] as const;
+export const BPF_CCAS = [...TRAINED_BPF_CCAS, ...OPEN_SET_CCAS] as const;
 export type KernelCcaName = (typeof KERNEL_CCAS)[number];
 export type BpfCcaName = (typeof BPF_CCAS)[number];
 export type LabCcaName = KernelCcaName | BpfCcaName;
@@ -59,6 +69,15 @@ const DESCRIPTIONS: Record<LabCcaName, string> = {
   highspeed: 'HighSpeed TCP (RFC 3649): AIMD parameters from a window-indexed table',
   scalable: 'Scalable TCP (Kelly 2003): +1% per RTT, back-off by 1/8',
   yeah: 'YeAH-TCP (Baiocchi, Castellani & Vacirca 2007): Scalable/Reno modes, precautionary decongestion',
+  bbr2: 'BBRv2 (Cardwell et al., IETF/ICCRG 2019-2022; google/bbr v2alpha constants): loss/ECN-bounded model, ProbeRTT every ~5 s at half the BDP',
+  bbr3: 'BBRv3 (draft-ietf-ccwg-bbr; google/bbr v3 constants): BBRv2 with v3 gains (Startup 2.77/2.0, DOWN 0.91, UP cwnd 2.25) and plateau-ended probes',
+  fast: 'AkamaiCC-like: FAST TCP (Wei, Jin, Low & Hegde 2006): window toward base/RTT x w + alpha, a fixed number of own packets queued',
+  copa: 'Copa (Arun & Balakrishnan 2018), default mode: target rate 1/(delta x queueing delay), velocity, oscillation every ~5 RTTs',
+  hybla: 'Hybla (Caini & Firrincieli 2004): Reno growth scaled by (RTT/25 ms)^2 in slow start, (RTT/25 ms)^2 per RTT after (open set)',
+  cdg: 'CDG (Hayes & Armitage 2011): backs off with probability 1 - e^(-gradient/G) when the RTT gradient rises (open set)',
+  lp: 'TCP-LP (Kuzmanovic & Knightly 2003): low priority, halves and waits when one-way delay exceeds 15% of its range (open set)',
+  nv: 'TCP-NV (Brakmo 2015): delay-based, keeps 4-10 packets queued, shrinks cwnd proportionally to the excess (open set)',
+  dctcp: 'DCTCP (RFC 8257) without ECN marks: Reno on loss with alpha = 1, i.e. halving (open set)',
 };
 
 /** Where `make -C src/lab/bpf` puts the objects (override: CCB_BPF_DIR). */

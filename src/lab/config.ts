@@ -8,10 +8,14 @@ import { z } from 'zod';
 import { BadInputError } from '../util/errors.js';
 import { repoRoot } from '../util/paths.js';
 import { loadUserFile, type UserFileKind } from '../util/user-file.js';
-import { BPF_CCAS, KERNEL_CCAS } from './cca.js';
+import { KERNEL_CCAS, OPEN_SET_CCAS, TRAINED_BPF_CCAS } from './cca.js';
 
-/** TCP controllers the lab can serve with: the kernel's and the project's BPF ones. */
-export const TCP_CCAS = [...KERNEL_CCAS, ...BPF_CCAS] as const;
+/** TCP controllers the lab trains on: the kernel's and the project's trained BPF ones. */
+export const TCP_CCAS = [...KERNEL_CCAS, ...TRAINED_BPF_CCAS] as const;
+/** Open-set strangers (labs/open-set.ts), kept out of training by default. */
+export const OPEN_SET_TCP_CCAS = OPEN_SET_CCAS;
+/** Every TCP controller an origin may serve with. */
+export const LAB_TCP_CCAS = [...TCP_CCAS, ...OPEN_SET_TCP_CCAS] as const;
 
 const hostname = z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'a lower-case DNS name');
 const originName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,23}$/, 'lower-case letters, digits and "-", at most 24 characters');
@@ -20,7 +24,7 @@ const tcpOrigin = z.object({
   name: originName,
   hosts: z.array(hostname).min(1),
   serve: z.literal('tcp').default('tcp'),
-  cca: z.enum(TCP_CCAS),
+  cca: z.enum(LAB_TCP_CCAS),
 }).strict();
 
 const h3Origin = z.object({
@@ -105,7 +109,7 @@ export const labConfigSchema = z.object({
     }
     for (const [o, cca] of Object.entries(r.cca)) {
       const origin = cfg.origins.find((x) => x.name === o);
-      if (origin?.serve === 'tcp' && !(TCP_CCAS as readonly string[]).includes(cca)) {
+      if (origin?.serve === 'tcp' && !(LAB_TCP_CCAS as readonly string[]).includes(cca)) {
         ctx.addIssue({ code: 'custom', path: ['regions', i, 'cca', o], message: `unknown TCP controller ${cca}` });
       }
     }

@@ -34,11 +34,11 @@ export interface MeasurementOutcome {
   traceSeconds: number;
 }
 
-export function classifyEntries(entries: DatasetEntry[], model: Model): { traces: TraceOutcome[]; measurements: MeasurementOutcome[] } {
+export function classifyEntries(entries: DatasetEntry[], model: Model, seriesOf: (e: DatasetEntry) => ReturnType<typeof toSeries> = toSeries): { traces: TraceOutcome[]; measurements: MeasurementOutcome[] } {
   const traces: TraceOutcome[] = [];
   const groups = new Map<string, Array<{ e: DatasetEntry; v: Verdict }>>();
   for (const e of entries) {
-    const v = classifyFlow(toSeries(e), model);
+    const v = classifyFlow(seriesOf(e), model);
     const seconds = e.t.length ? e.t[e.t.length - 1] - e.t[0] : 0;
     traces.push({ origin: e.origin, protocol: e.protocol, truth: e.label, profile: e.profile, region: e.region, rep: e.rep, predicted: v.label, confidence: v.confidence, reason: v.reason, traceSeconds: seconds });
     const k = `${e.origin}\t${e.region}\t${e.rep}`;
@@ -75,6 +75,13 @@ const DESIGN_FAMILIES: Record<string, string> = {
   BIC: 'max-probing', CUBIC: 'max-probing', HTCP: 'max-probing',
   Scalable: 'multiplicative-increase', YeAH: 'multiplicative-increase',
   Vegas: 'delay-based',
+  // Issue 17. FAST (the lab's AkamaiCC-like sender) and Copa steer toward a target queueing
+  // delay; the open-set strangers by their designs: Hybla (Reno growth scaled by the RTT) and
+  // DCTCP without ECN (NewReno in effect) are AIMD; CDG (delay gradient), TCP-LP (early
+  // congestion indication from delay) and TCP-NV (queue above the rate x min RTT) are delay-based.
+  'AkamaiCC-like': 'delay-based', Copa: 'delay-based',
+  Hybla: 'AIMD', DCTCP: 'AIMD',
+  CDG: 'delay-based', LP: 'delay-based', NV: 'delay-based',
 };
 
 export function designFamilyOf(label: string): string | null {
@@ -117,9 +124,13 @@ export function crossValidate(entries: DatasetEntry[]): { traces: TraceOutcome[]
   const keys = [...new Set(entries.map(key))];
   const traces: TraceOutcome[] = [];
   const measurements: MeasurementOutcome[] = [];
+  // One series object per entry, so each trace's features are extracted once (features.ts
+  // caches them per series) instead of once per fold.
+  const series = new Map(entries.map((e) => [e, { ...toSeries(e), transport: e.protocol }] as const));
+  const seriesOf = (e: DatasetEntry) => series.get(e) ?? toSeries(e);
   for (const k of keys) {
-    const model = trainFromEntries(entries.filter((e) => key(e) !== k), { source: 'cross-validation' });
-    const r = classifyEntries(entries.filter((e) => key(e) === k), model);
+    const model = trainFromEntries(entries.filter((e) => key(e) !== k), { source: 'cross-validation', seriesOf });
+    const r = classifyEntries(entries.filter((e) => key(e) === k), model, seriesOf);
     traces.push(...r.traces);
     measurements.push(...r.measurements);
   }
@@ -160,4 +171,46 @@ export function holdOneOutAll(entries: DatasetEntry[], source: string): HoldOutR
     rows.push(row);
   }
   return rows;
+}
+
+export interface OpenSetRow {
+  label: string;
+  family: string | null;
+  measurements: number;
+  unknown: number;
+  sameFamily: number;
+  /** Confident wrong: a CCA answer outside the stranger's design family. */
+  wrong: number;
+  /** Every answer and how often (what the stranger was called). */
+  calledAs: Record<string, number>;
+}
+
+/**
+ * The open set (issue 17): controllers that are no class of the model (labs/open-set.ts). A
+ * right answer is Unknown or a class of the stranger's design family; any other CCA answer is
+ * a confident wrong label (below the answer threshold the classifier says Unknown).
+ */
+export function openSetRows(measurements: Array<{ truth: string; predicted: string }>, modelClasses: readonly string[]): OpenSetRow[] {
+  const rows = new Map<string, OpenSetRow>();
+  for (const m of measurements) {
+    if (modelClasses.includes(m.truth)) continue;
+    const r = rows.get(m.truth) ?? { label: m.truth, family: designFamilyOf(m.truth), measurements: 0, unknown: 0, sameFamily: 0, wrong: 0, calledAs: {} };
+    r.measurements++;
+    r.calledAs[m.predicted] = (r.calledAs[m.predicted] ?? 0) + 1;
+    const v = holdOutVerdict(m.truth, m.predicted);
+    if (v === 'unknown') r.unknown++;
+    else if (v === 'same-family') r.sameFamily++;
+    else r.wrong++;
+    rows.set(m.truth, r);
+  }
+  return [...rows.values()].sort((a, b) => a.label.localeCompare(b.label));
+}
+
+/** The open-set rows as a markdown table, with the total confident-wrong rate. */
+export function openSetTable(rows: OpenSetRow[]): string {
+  const head = '| stranger (design family) | measurements | Unknown | same family | confident wrong | called |\n| --- | ---: | ---: | ---: | ---: | --- |';
+  const lines = rows.map((r) => `| ${r.label} (${r.family ?? '-'}) | ${r.measurements} | ${r.unknown} | ${r.sameFamily} | ${r.wrong} | ${Object.entries(r.calledAs).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ')} |`);
+  const n = rows.reduce((a, r) => a + r.measurements, 0);
+  const w = rows.reduce((a, r) => a + r.wrong, 0);
+  return [head, ...lines, '', `open set: ${w} confident wrong of ${n} measurements (${n ? ((100 * w) / n).toFixed(1) : '0.0'}%)`].join('\n');
 }

@@ -15,6 +15,17 @@ const TCP_LABELS: Readonly<Record<string, string>> = {
   highspeed: 'HSTCP',
   scalable: 'Scalable',
   yeah: 'YeAH',
+  bbr2: 'BBRv2',
+  bbr3: 'BBRv3',
+  fast: 'AkamaiCC-like',
+  copa: 'Copa',
+  // Open-set strangers (labs/open-set.ts): no class is trained on them by default; their
+  // label is what a correct "right family or Unknown" answer is judged against.
+  hybla: 'Hybla',
+  cdg: 'CDG',
+  lp: 'LP',
+  nv: 'NV',
+  dctcp: 'DCTCP',
 };
 
 /** QUIC stacks' controllers map to the same labels (quinn newreno is NewReno, ...). */

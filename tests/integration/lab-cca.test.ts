@@ -1,7 +1,8 @@
 /**
  * The lab's BPF congestion controllers, validated on real namespaces:
  *   server-ns --veth-- router-ns (HTB 20 Mbit/s + bfifo in bytes, offloads off) --veth-- client-ns
- * For each of the nine: it registers, a bulk transfer from the server namespace (whose
+ * For each of the nine Nebby ones (the issue-17 controllers have lab-cca-bbr.test.ts and
+ * lab-cca-delay.test.ts): it registers, a bulk transfer from the server namespace (whose
  * default controller we set) really uses it (getsockopt(TCP_CONGESTION) on the sending
  * socket and `ss -tin` mid-transfer), completes at a sane rate, and shows the behaviour
  * that sets it apart, read from tcp_info sampled every 10 ms on the sender.
@@ -150,11 +151,12 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
     if (stack) await stack.unwind();
   }, 120_000);
 
-  it('lists 3 kernel and 9 BPF controllers, each BPF one built', async () => {
+  it('lists 3 kernel and 18 BPF controllers (13 trained, 5 open set), each BPF one built', async () => {
     const all = listLabCcas();
     expect(all.filter((c) => c.kind === 'kernel').map((c) => c.name)).toEqual(['reno', 'cubic', 'bbr']);
     const bpf = all.filter((c) => c.kind === 'bpf');
     expect(bpf.map((c) => c.name).sort()).toEqual([...BPF_CCAS].sort());
+    expect(bpf).toHaveLength(18);
     for (const c of bpf) {
       expect(c.kernelName).toBe(`ccb_${c.name}`);
       expect(c.kernelName.length).toBeLessThan(16); // TCP_CA_NAME_MAX and the map name limit
@@ -165,7 +167,7 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
     expect(() => labCca('nosuch')).toThrow(/unknown lab congestion controller/);
   });
 
-  it('registers all nine, selectable by namespaces', async () => {
+  it('registers every BPF controller, selectable by namespaces', async () => {
     for (const name of BPF_CCAS) {
       const cca = await ensureRegistered(name, stack);
       expect(availableCcas()).toContain(cca.kernelName);
@@ -175,7 +177,7 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
     }
     const shown = (await run('bpftool', ['struct_ops', 'show'])).stdout;
     for (const name of BPF_CCAS) expect(shown).toMatch(new RegExp(`\\bccb_${name}\\b`));
-  }, 120_000);
+  }, 300_000); // 18 bpftool loads and verifications: 120 s was not enough at load average ~70
 
   it('control: kernel Reno reads as +1 packet per RTT and a back-off to 1/2', async () => {
     const r = await transfer('reno', SMALL_BUF, 12);

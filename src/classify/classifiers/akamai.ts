@@ -3,6 +3,16 @@
  * seconds at a time, with back-offs every 10-20 s that are not loss-driven sawteeth.
  * Whether the level ignores the BDP can only be seen across two network profiles; that
  * check lives in fuseProfiles, which compares the levels of both profiles' verdicts.
+ *
+ * Issue 17: a FAST TCP sender (Wei, Jin, Low & Hegde 2006; the lab's `ccb_fast`, the
+ * AkamaiCC-like origin) steers its window to a fixed number of its own packets queued
+ * (alpha) and only reacts to loss, so behind the Nebby bottleneck it shows the flat level
+ * but no back-off at all after start-up: it never met the 10-20 s window. A level held
+ * flat (p95-p5 <= `held.maxSpread` of it) for >= `held.minSeconds` without a back-off is
+ * the same signature without the periodic back-off. Measured on the lab's FAST (30 s
+ * traces, both profiles): spread 0.015-0.034, 27-28 s between the start-up and the
+ * transfer's end; the flattest other lab controllers are far wider (Vegas 1.4-1.6, kernel
+ * BBR 0.5, CUBIC 0.35; docs/lab-cca.md).
  */
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
@@ -24,6 +34,13 @@ const paramsSchema = z.object({
   /** Largest relative difference between the levels held between back-offs. */
   maxLevelDrift: z.number().nonnegative(),
   minPlateauShare: z.number().min(0).max(1),
+  /**
+   * Issue 17: FAST's signature without the periodic back-off: held this flat for this long
+   * with no back-off in between, on this share of the active time. Defaults apply to model
+   * files written before it existed.
+   */
+  held: z.object({ maxSpread: z.number().nonnegative(), minSeconds: z.number().positive(), minPlateauShare: z.number().min(0).max(1) })
+    .default({ maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85 }),
 });
 export type AkamaiParams = z.infer<typeof paramsSchema>;
 
@@ -46,7 +63,15 @@ function analyse(f: FlowFeatures, p: AkamaiParams) {
   const drift = levels.length ? Math.max(...levels) / Math.min(...levels) - 1 : NaN;
   const flat = rate.plateauSpread <= p.maxPlateauSpread && rate.plateauShare >= p.minPlateauShare;
   const levelOk = levels.length > 0 && drift <= p.maxLevelDrift;
-  return { rate, intervals, intervalsOk, levels, drift, flat, levelOk, match: intervalsOk && flat && levelOk };
+  // Longest stretch with no back-off in it: from slow start's end, between back-offs, to the end.
+  const start = f.t0 + f.slowStartEnd * f.dt;
+  const end = f.t0 + (f.y.length - 1) * f.dt;
+  const edges = [start, ...times.filter((x) => x > start && x < end), end];
+  let heldSeconds = 0;
+  for (let k = 1; k < edges.length; k++) heldSeconds = Math.max(heldSeconds, edges[k] - edges[k - 1]);
+  const held = rate.plateauSpread <= p.held.maxSpread && rate.plateauShare >= p.held.minPlateauShare && heldSeconds >= p.held.minSeconds;
+  const periodic = intervalsOk && flat && levelOk;
+  return { rate, intervals, intervalsOk, levels, drift, flat, levelOk, heldSeconds, held, periodic, match: periodic || held };
 }
 
 export const akamaiClassifier = defineClassifier<AkamaiParams>({
@@ -61,11 +86,16 @@ export const akamaiClassifier = defineClassifier<AkamaiParams>({
     maxPlateauSpread: 0.15,
     maxLevelDrift: 0.1,
     minPlateauShare: 0.6,
+    held: { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85 },
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {
     const a = analyse(f, p);
     if (!a.match) return [];
+    if (!a.periodic) {
+      const confidence = Math.max(0.5, 0.9 - a.rate.plateauSpread);
+      return [{ classifier: 'akamai', label: AKAMAI, scope: 'flow', confidence, note: `level held flat (spread ${a.rate.plateauSpread.toFixed(3)}) for ${a.heldSeconds.toFixed(1)} s without a back-off` }];
+    }
     const confidence = Math.max(0.5, 0.9 - a.rate.plateauSpread - a.drift);
     return [{ classifier: 'akamai', label: AKAMAI, scope: 'flow', confidence, note: `level held between back-offs every ${a.intervals.map((x) => x.toFixed(1)).join(', ')} s` }];
   },
@@ -81,6 +111,8 @@ export const akamaiClassifier = defineClassifier<AkamaiParams>({
       intervalsOk: a.intervalsOk,
       flat: a.flat,
       levelOk: a.levelOk,
+      heldSeconds: jsonNumber(a.heldSeconds, 2),
+      held: a.held,
       decision: a.match ? AKAMAI : null,
     };
   },

@@ -147,4 +147,14 @@ static __always_inline void ccb_repair(struct tcp_sock *tp, __u32 ssthresh)
 		tp->snd_cwnd = ccb_max(ccb_min(tp->snd_ssthresh, ccb_prior_cwnd(tp)), 2U);
 }
 
+/* Per-socket state larger than the 104-byte private area lives in a socket-storage map
+ * (allowed for struct_ops congestion controllers; freed with the socket). */
+#define CCB_SK_STATE_MAP(map, value_type)			\
+	struct {						\
+		__uint(type, BPF_MAP_TYPE_SK_STORAGE);		\
+		__uint(map_flags, BPF_F_NO_PREALLOC);		\
+		__type(key, int);				\
+		__type(value, value_type);			\
+	} map SEC(".maps")
+
 #endif /* CCB_TCP_H */

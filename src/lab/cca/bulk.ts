@@ -26,6 +26,8 @@ export interface BulkOptions {
   cc?: string;
   /** Take `ss -tin` in the server namespace this long after the start (default 1.5 s). */
   ssAfterMs?: number;
+  /** Cap the sender's socket buffer (bytes): a slow controller then drains fast at the end. */
+  sndbufBytes?: number;
 }
 
 export interface BulkResult extends BulkRun {
@@ -62,6 +64,7 @@ export async function runBulkTransfer(opts: BulkOptions, stack: CleanupStack): P
   const port = String(opts.port ?? 5201);
   const sendArgs = [bin, 'send', '--port', port, '--seconds', String(opts.seconds), '--sample-ms', String(opts.sampleMs ?? 10)];
   if (opts.cc) sendArgs.push('--cc', opts.cc);
+  if (opts.sndbufBytes) sendArgs.push('--sndbuf', String(opts.sndbufBytes));
   const sender = startIn(opts.serverNs, sendArgs, 'ccb-bulk sender', stack);
   const s = collect(sender.child);
   let receiver: { child: ChildProcess; resource: Resource } | undefined;

@@ -5,14 +5,16 @@
  * BPF controllers have no get_info, so `ss` shows only the name; tcp_info (cwnd,
  * ssthresh, unacked, srtt, bytes_acked, ca_state) is the ground truth.
  *
- *   ccb-bulk send --port P [--bind ADDR] [--cc NAME] [--seconds S] [--sample-ms M]
+ *   ccb-bulk send --port P [--bind ADDR] [--cc NAME] [--seconds S] [--sample-ms M] [--sndbuf B]
  *       Listens, accepts one connection, writes for S seconds (default 10) and samples
  *       TCP_INFO every M ms (default 10) with poll() timeouts. Prints "# listening" when
  *       ready, then at the end "# cc NAME" (getsockopt TCP_CONGESTION of the accepted
  *       socket, read at accept and again at the end), one line per sample:
  *         t_us cwnd ssthresh unacked srtt_us min_rtt_us total_retrans bytes_acked
- *         ca_state mss delivery_rate_Bps lost
- *       and "# sent BYTES".
+ *         ca_state mss delivery_rate_Bps lost pacing_rate_Bps
+ *       (pacing_rate: sk_pacing_rate as the controller set it; ~0 = unlimited)
+ *       and "# sent BYTES". --sndbuf caps the send buffer (SO_SNDBUF): a slow controller
+ *       then has little queued data left to drain after the S seconds.
  *   ccb-bulk recv --connect ADDR --port P
  *       Reads until EOF and prints "# received BYTES SECONDS".
  */
@@ -32,7 +34,7 @@
 #include <unistd.h>
 
 struct sample {
-	uint64_t t_us, bytes_acked, delivery_rate;
+	uint64_t t_us, bytes_acked, delivery_rate, pacing_rate;
 	uint32_t cwnd, ssthresh, unacked, srtt, min_rtt, total_retrans, ca_state, mss, lost;
 };
 
@@ -70,6 +72,7 @@ static int do_send(int argc, char **argv)
 	int port = atoi(arg(argc, argv, "--port", "5201"));
 	const char *bind_addr = arg(argc, argv, "--bind", "0.0.0.0");
 	const char *cc = arg(argc, argv, "--cc", NULL);
+	int sndbuf = atoi(arg(argc, argv, "--sndbuf", "0"));
 	double seconds = atof(arg(argc, argv, "--seconds", "10"));
 	uint64_t sample_us = (uint64_t)(atof(arg(argc, argv, "--sample-ms", "10")) * 1000);
 	size_t max_samples = (size_t)(seconds * 1e6 / (double)sample_us) + 16;
@@ -92,6 +95,8 @@ static int do_send(int argc, char **argv)
 	/* Set on the listener so the accepted socket starts with it (inherited). */
 	if (cc && setsockopt(lfd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)) < 0)
 		die("setsockopt TCP_CONGESTION");
+	if (sndbuf > 0 && setsockopt(lfd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0)
+		die("setsockopt SO_SNDBUF");
 	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		die("bind");
 	if (listen(lfd, 1) < 0)
@@ -127,6 +132,7 @@ static int do_send(int argc, char **argv)
 				s->mss = ti.tcpi_snd_mss;
 				s->delivery_rate = ti.tcpi_delivery_rate;
 				s->lost = ti.tcpi_lost;
+				s->pacing_rate = ti.tcpi_pacing_rate;
 			}
 			while (next <= now)
 				next += sample_us;
@@ -152,10 +158,10 @@ static int do_send(int argc, char **argv)
 	printf("# cc %s %s\n", name_start, name_end);
 	for (size_t i = 0; i < n; i++) {
 		struct sample *s = &samples[i];
-		printf("%llu %u %u %u %u %u %u %llu %u %u %llu %u\n", (unsigned long long)s->t_us, s->cwnd,
+		printf("%llu %u %u %u %u %u %u %llu %u %u %llu %u %llu\n", (unsigned long long)s->t_us, s->cwnd,
 		       s->ssthresh, s->unacked, s->srtt, s->min_rtt, s->total_retrans,
 		       (unsigned long long)s->bytes_acked, s->ca_state, s->mss,
-		       (unsigned long long)s->delivery_rate, s->lost);
+		       (unsigned long long)s->delivery_rate, s->lost, (unsigned long long)s->pacing_rate);
 	}
 	printf("# sent %llu\n", (unsigned long long)sent);
 	fflush(stdout);
@@ -204,7 +210,7 @@ int main(int argc, char **argv)
 		return do_send(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "recv") == 0)
 		return do_recv(argc, argv);
-	fprintf(stderr, "usage: ccb-bulk send --port P [--bind A] [--cc NAME] [--seconds S] [--sample-ms M]\n"
+	fprintf(stderr, "usage: ccb-bulk send --port P [--bind A] [--cc NAME] [--seconds S] [--sample-ms M] [--sndbuf B]\n"
 			"       ccb-bulk recv --connect A --port P\n");
 	return 2;
 }

@@ -28,6 +28,8 @@ export interface TcpInfoSample {
   mss: number;
   deliveryRateBps: number;
   lost: number;
+  /** sk_pacing_rate in bytes/s as the controller set it (0 in outputs that predate it). */
+  pacingRateBps: number;
 }
 
 export interface BulkRun {
@@ -57,6 +59,7 @@ export function parseBulkOutput(text: string): BulkRun {
     samples.push({
       tUs: f[0], cwnd: f[1], ssthresh: f[2], unacked: f[3], srttUs: f[4], minRttUs: f[5],
       totalRetrans: f[6], bytesAcked: f[7], caState: f[8], mss: f[9], deliveryRateBps: f[10], lost: f[11],
+      pacingRateBps: f[12] ?? 0,
     });
   }
   if (ccAtStart === undefined || ccAtEnd === undefined || sentBytes === undefined) {

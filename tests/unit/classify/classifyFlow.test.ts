@@ -89,6 +89,20 @@ describe('classifyFlow on known shapes (model trained on synthetic shapes, unsee
     }
   });
 
+  it.each(PROFILES)('a level held flat for the whole transfer with no back-off (FAST TCP) is AkamaiCC-like (base RTT %s s)', (rtt) => {
+    // Issue 17: the lab's AkamaiCC-like sender (FAST) never backs off after start-up.
+    const v = classify(akamaiSeries({ seed: 1016, baseRttS: rtt, durationS: 30, backoffEveryS: 1000, levelBytes: 25_000 * rtt + 2000 }));
+    expect(v.label).toBe('AkamaiCC-like');
+    const ak = v.evidence!.classifiers.akamai as { held: boolean; heldSeconds: number };
+    expect(ak.held).toBe(true);
+    expect(ak.heldSeconds).toBeGreaterThan(20);
+  });
+
+  it('a flat level for only 12 s is not AkamaiCC-like by the held-level path', () => {
+    const v = classify(akamaiSeries({ seed: 1017, baseRttS: 0.12, durationS: 12, backoffEveryS: 1000 }));
+    expect((v.evidence!.classifiers.akamai as { held: boolean }).held).toBe(false);
+  });
+
   it('a symmetric swing every 5 RTTs is Copa', () => {
     const v = classify(copaSeries({ seed: 1007 }));
     expect(v.label).toBe('Copa');

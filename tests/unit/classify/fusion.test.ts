@@ -3,6 +3,7 @@ import { classifyFlow } from '../../../src/classify/classifyFlow.js';
 import { decideFromClaims, fuseProfiles } from '../../../src/classify/fusion.js';
 import type { Claim } from '../../../src/classify/types.js';
 import type { Verdict } from '../../../src/classify/verdict.js';
+import type { FlowConditions } from '../../../src/trace/types.js';
 import { syntheticModel } from './shippedModel.js';
 import { akamaiSeries } from './synthetic.js';
 
@@ -88,6 +89,40 @@ describe('fuseProfiles', () => {
     expect(f.label).toBe('AkamaiCC-like');
     expect(f.notes?.[0]).toMatch(/ignores the BDP/);
     expect(f.confidence).toBeCloseTo((a.confidence + b.confidence) / 2, 3);
+  });
+
+  it('AkamaiCC-like: a queue above the BDP that ignores the BDP (FAST TCP) keeps its confidence', () => {
+    // Issue 17: FAST holds alpha = 20 of its packets queued, so its level is BDP + 20 packets.
+    const m = syntheticModel();
+    const withBdp = (v: Verdict, rtt: number): Verdict => ({
+      ...v,
+      conditions: { measured: { transport: 'tcp', segmentBytes: 100, sack: true, rttSeconds: rtt, minRttSeconds: rtt, bdpPackets: (25_000 * rtt) / 100 } as FlowConditions, inside: true, distance: null, outsideReason: null, disturbed: null },
+    });
+    const a = withBdp(classifyFlow(akamaiSeries({ seed: 1034, baseRttS: 0.1, durationS: 30, backoffEveryS: 1000, levelBytes: 2500 + 2000 }), m), 0.1);
+    const b = withBdp(classifyFlow(akamaiSeries({ seed: 1035, baseRttS: 0.2, durationS: 30, backoffEveryS: 1000, levelBytes: 5000 + 2000 }), m), 0.2);
+    expect([a.label, b.label]).toEqual(['AkamaiCC-like', 'AkamaiCC-like']);
+    const f = fuseProfiles([a, b]);
+    expect(f.label).toBe('AkamaiCC-like');
+    expect(f.notes?.[0]).toMatch(/queue it keeps ignores the BDP/);
+    expect(f.confidence).toBeCloseTo((a.confidence + b.confidence) / 2, 3);
+  });
+
+  it('a window kept through heavy loss in one profile only, the other flow judged and matching no BBR class, is Unknown (Hybla)', () => {
+    const verdictOf = (label: string, claims: Claim[]): Verdict => {
+      const v = classifyFlow(akamaiSeries({ seed: 1036, baseRttS: 0.1, durationS: 30 }), syntheticModel());
+      return { ...v, label, kind: label === 'Unknown' ? 'unknown' : 'cca', confidence: label === 'Unknown' ? 0 : 0.9, evidence: { ...v.evidence!, claims } };
+    };
+    const kept: Claim = { classifier: 'loss-agnostic', label: 'BBRv1', scope: 'flow', confidence: 0.9, note: 'lost 22% of bytes sent yet kept a median 107 segments in flight' };
+    const skipped: Claim = { classifier: 'loss-based', label: 'Unknown', scope: 'flow', confidence: 0, note: 'keeps its window through heavy loss' };
+    const outside: Claim = { classifier: 'loss-based', label: 'Unknown', scope: 'flow', confidence: 0, posterior: { BBRv1: 0.6, CUBIC: 0.4 }, inDistribution: [], note: 'shape outside every trained class' };
+    // Measured on the lab's Hybla: nebby-100 BBRv1 by the rule, nebby-50 outside every class.
+    const hybla = fuseProfiles([verdictOf('Unknown', [outside]), verdictOf('BBRv1', [kept, skipped])]);
+    expect(hybla.label).toBe('Unknown');
+    expect(hybla.reason).toMatch(/window kept through heavy loss in only 1 of 2 profiles/);
+    // Quinn's BBR keeps its window through loss under both profiles: still BBRv1.
+    expect(fuseProfiles([verdictOf('BBRv1', [kept, skipped]), verdictOf('BBRv1', [kept, skipped])]).label).toBe('BBRv1');
+    // A profile that was not judged by its shape (no posterior) does not withhold it.
+    expect(fuseProfiles([verdictOf('Unknown', []), verdictOf('BBRv1', [kept, skipped])]).label).toBe('BBRv1');
   });
 
   it('AkamaiCC-like: a level that scales with the RTT halves the confidence', () => {

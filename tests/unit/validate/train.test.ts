@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { labelFor } from '../../../src/train/labels.js';
-import { holdOutVerdict } from '../../../src/train/bench.js';
+import { holdOutVerdict, openSetRows, openSetTable } from '../../../src/train/bench.js';
 import { truncateSeries } from '../../../src/train/dataset.js';
 import { runPool } from '../../../src/train/probes.js';
 
@@ -25,6 +25,34 @@ describe('hold-one-out scoring', () => {
     expect(holdOutVerdict('CUBIC', 'Illinois')).toBe('wrong');
     expect(holdOutVerdict('Veno', 'CUBIC')).toBe('wrong');
     expect(holdOutVerdict('BBRv1', 'BBR (other version)')).toBe('same-family');
+  });
+});
+
+describe('open-set scoring (issue 17 strangers)', () => {
+  it('a stranger is right as Unknown or its design family, wrong as any other CCA', () => {
+    expect(holdOutVerdict('DCTCP', 'NewReno')).toBe('same-family'); // NewReno in effect without ECN
+    expect(holdOutVerdict('Hybla', 'BBRv1')).toBe('wrong');
+    expect(holdOutVerdict('NV', 'Vegas')).toBe('same-family'); // both delay-based
+    expect(holdOutVerdict('CDG', 'Westwood')).toBe('wrong');
+    expect(holdOutVerdict('LP', 'Short flow')).toBe('unknown');
+  });
+
+  it('counts per stranger what it was called, skipping the model\'s own classes', () => {
+    const rows = openSetRows(
+      [
+        { truth: 'CDG', predicted: 'Unknown' },
+        { truth: 'CDG', predicted: 'Westwood' },
+        { truth: 'DCTCP', predicted: 'NewReno' },
+        { truth: 'NewReno', predicted: 'CUBIC' },
+      ],
+      ['NewReno', 'CUBIC', 'Westwood'],
+    );
+    expect(rows.map((r) => [r.label, r.measurements, r.unknown, r.sameFamily, r.wrong])).toEqual([
+      ['CDG', 2, 1, 0, 1],
+      ['DCTCP', 1, 0, 1, 0],
+    ]);
+    expect(rows[0].calledAs).toEqual({ Unknown: 1, Westwood: 1 });
+    expect(openSetTable(rows)).toMatch(/1 confident wrong of 3 measurements \(33\.3%\)/);
   });
 });
 

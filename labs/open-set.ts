@@ -1,0 +1,13 @@
+import { defineLab, OPEN_SET_TCP_CCAS } from '../src/lab/config.js';
+
+// The open set: controllers no class is trained on (Hybla, CDG, TCP-LP, TCP-NV, DCTCP
+// without ECN), one bulk origin each, one region like labs/train.ts. Bench them with
+//   ccbrowse lab up --config labs/open-set.ts
+//   ccbrowse lab bench --lab open-set --dataset build/bench/open-set.json
+// A correct answer for a stranger is Unknown or its design family, never a confident
+// wrong label (docs/lab-cca.md, "Open set").
+export default defineLab({
+  name: 'open-set',
+  origins: OPEN_SET_TCP_CCAS.map((cca) => ({ name: `tcp-${cca}`, hosts: [`${cca}.tcp.lab.ccb.test`], cca })),
+  regions: [{ name: 'near', rttMs: 10 }],
+});

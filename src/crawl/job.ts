@@ -1,0 +1,114 @@
+/**
+ * Running one crawl job: a probe of a URL through each profile, or a browser session (the
+ * target's own scenario, or a generic page visit). What comes back is a result to record or a
+ * failure with its reason; whether the failure is worth a retry is said here, where it is known.
+ */
+import { readRunningLab, type RunningLab } from '../lab/state.js';
+import { probeOnce, resolveProbeTarget, type ProbeResult } from '../probe/probe.js';
+import { loadProfile, type Profile } from '../shaper/profile.js';
+import { loadScenario } from '../scenario/load.js';
+import { scenarioSchema, type Scenario } from '../scenario/schema.js';
+import { scrollThrough } from '../scenario/helpers.js';
+import type { ScenarioContext } from '../scenario/define.js';
+import { runScenarioSession } from '../session/run.js';
+import { CcbError, ExitCode } from '../util/errors.js';
+import type { Job, JobResult } from './queue.js';
+
+/** A job that did not produce a result: why, and whether retrying may help. */
+export class JobFailure extends Error {
+  constructor(message: string, readonly permanent = false) {
+    super(message);
+    this.name = 'JobFailure';
+  }
+}
+
+export interface JobContext {
+  /** Where run and probe directories go (this host). */
+  outDir: string;
+  /** Aborted on Ctrl-C, the job's time limit, or the crawl's cancellation. */
+  signal: AbortSignal;
+  progress?: (m: string) => void;
+}
+
+/** The page visit a bare URL gets in browser mode: load, scroll through, stay a while. */
+export function pageVisitScenario(url: string, visitSeconds: number, lab: boolean): Scenario {
+  const host = new URL(url).hostname;
+  return scenarioSchema.parse({
+    name: `visit-${host.replace(/[^a-z0-9.-]/gi, '-').toLowerCase()}`.slice(0, 64),
+    description: `generic page visit of ${url} (crawl)`,
+    kind: 'static',
+    startUrl: url,
+    lab,
+    activitySeconds: visitSeconds,
+    steps: async ({ page, signal }: ScenarioContext) => { await scrollThrough(page, { steps: 6, pauseMs: 500, signal }); },
+  });
+}
+
+function labOf(job: Job): RunningLab | undefined {
+  if (!job.spec.lab) return undefined;
+  const lab = readRunningLab(job.spec.lab);
+  if (!lab) throw new JobFailure(`lab ${job.spec.lab} is not running`);
+  if (!lab.regions.some((r) => r.name === job.region)) throw new JobFailure(`lab ${job.spec.lab} has no region ${job.region}`, true);
+  return lab;
+}
+
+/** A bad-input error (a URL no origin serves, a scenario that does not load) will fail again. */
+function asFailure(err: unknown): JobFailure {
+  if (err instanceof JobFailure) return err;
+  const permanent = err instanceof CcbError && err.exitCode === ExitCode.badInput;
+  return new JobFailure((err as Error)?.message ?? String(err), permanent);
+}
+
+async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: JobContext): Promise<JobResult> {
+  const target = resolveProbeTarget(lab, job.spec.url!, job.region);
+  const probes: ProbeResult[] = [];
+  for (const profile of profiles) {
+    if (ctx.signal.aborted) break;
+    probes.push(await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress }));
+  }
+  const bad = probes.find((p) => p.status !== 'complete');
+  if (ctx.signal.aborted || bad || probes.length < profiles.length) {
+    throw new JobFailure(bad ? `probe through ${bad.profile.name}: ${bad.error ?? 'incomplete'}` : 'interrupted');
+  }
+  return {
+    status: 'complete',
+    dirs: probes.map((p) => p.dir),
+    runIds: probes.map((p) => p.runId),
+    detail: {
+      mode: 'probe', url: job.spec.url,
+      probes: probes.map((p) => ({ profile: p.profile.name, runId: p.runId, bytes: p.bytes, seconds: p.seconds, packets: p.capture.captured,
+        origin: p.origin.name, serve: p.origin.serve, groundTruthCca: p.origin.cca })),
+    },
+  };
+}
+
+async function runBrowserJob(job: Job, lab: RunningLab | undefined, profiles: Profile[], ctx: JobContext): Promise<JobResult> {
+  const scenario = job.spec.scenarioFile
+    ? await loadScenario(job.spec.scenarioFile)
+    : pageVisitScenario(job.spec.url!, job.spec.visitSeconds, lab !== undefined);
+  if (scenario.lab && !lab) throw new JobFailure(`scenario ${scenario.name} is a lab scenario: give the crawl a lab`, true);
+  const o = await runScenarioSession({
+    scenario, scenarioFile: job.spec.scenarioFile ?? `crawl:${job.spec.url}`, mode: lab ? 'lab' : 'internet', lab, region: job.region,
+    loadedProfiles: profiles, outDir: ctx.outDir, progress: ctx.progress, signal: ctx.signal,
+  });
+  if (o.status !== 'complete') throw new JobFailure(`run ${o.runId} incomplete: ${o.incompleteReason ?? 'unknown reason'}`);
+  return {
+    status: 'complete', dirs: [o.dir], runIds: [o.runId],
+    detail: { mode: 'browser', scenario: scenario.name, url: scenario.startUrl, hosts: o.summary.map((r) => ({ host: r.host, label: r.label, confidence: r.confidence })) },
+  };
+}
+
+/** Runs a job; throws JobFailure (never anything else) when it produced no result. */
+export async function runJob(job: Job, ctx: JobContext): Promise<JobResult> {
+  try {
+    const profiles = await Promise.all(job.spec.profiles.map((p) => loadProfile(p)));
+    const lab = labOf(job);
+    if (job.spec.mode === 'probe') {
+      if (!lab) throw new JobFailure('probe mode needs a lab', true);
+      return await runProbeJob(job, lab, profiles, ctx);
+    }
+    return await runBrowserJob(job, lab, profiles, ctx);
+  } catch (err) {
+    throw asFailure(err);
+  }
+}

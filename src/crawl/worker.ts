@@ -1,0 +1,143 @@
+/**
+ * A crawl worker: claims the jobs of its region(s) from the queue, runs up to `concurrency`
+ * at once (each session or probe in its own namespaces), and records each outcome. A job
+ * holds a lease it renews while it runs; the renewal also tells it the crawl was cancelled
+ * (the job stops and is marked cancelled) or that the job was taken over (its result is
+ * discarded). Ctrl-C stops the running jobs (each unwinds what it made) and gives them back
+ * to the queue uncounted. Scheduled crawls of its regions get their next round from here.
+ */
+import { join } from 'node:path';
+import { readRunDir, type RunData } from '../results/read.js';
+import { ingestRun } from '../store/index.js';
+import { abortableSleep } from '../util/interrupt.js';
+import { nextFire, parseCron } from './cron.js';
+import { JobFailure, runJob, type JobContext } from './job.js';
+import { workerId, type CrawlQueue, type Job, type JobResult } from './queue.js';
+
+export type WorkerEvent =
+  | { type: 'claimed'; job: Job }
+  | { type: 'done'; job: Job; result: JobResult }
+  | { type: 'retry'; job: Job; reason: string }
+  | { type: 'failed'; job: Job; reason: string }
+  | { type: 'released'; job: Job }
+  | { type: 'cancelled'; job: Job }
+  | { type: 'lost'; job: Job }
+  | { type: 'round'; crawlId: string; jobs: number };
+
+export interface WorkerOptions {
+  queue: CrawlQueue;
+  regions: string[];
+  concurrency: number;
+  /** Run directories go to <outDir>/<crawl>/. */
+  outDir: string;
+  /** The process's interrupt signal: running jobs stop and are given back. */
+  signal: AbortSignal;
+  /** Only this crawl's jobs (`crawl run`). */
+  crawlId?: string;
+  /** Return when nothing is left to claim (or the crawl is paused or cancelled); else poll until stopped. */
+  untilIdle?: boolean;
+  leaseMs?: number;
+  pollMs?: number;
+  onEvent?: (e: WorkerEvent) => void;
+  progress?: (m: string) => void;
+  /** Runs a job (tests and benchmarks may substitute); default runJob. */
+  run?: (job: Job, ctx: JobContext) => Promise<JobResult>;
+}
+
+export interface WorkerSummary { done: number; failed: number; retried: number; released: number; cancelled: number; lost: number }
+
+const DEFAULT_LEASE_MS = 60_000;
+
+/** Browser runs are read before the transaction (files), inserted inside it (rows). */
+function readRuns(job: Job, result: JobResult): RunData[] {
+  return job.spec.mode === 'browser' ? result.dirs.map((d) => readRunDir(d)) : [];
+}
+
+export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
+  const me = workerId();
+  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+  const pollMs = o.pollMs ?? 1000;
+  const emit = o.onEvent ?? (() => {});
+  const run = o.run ?? runJob;
+  const summary: WorkerSummary = { done: 0, failed: 0, retried: 0, released: 0, cancelled: 0, lost: 0 };
+  const running = new Set<Promise<void>>();
+
+  async function runOne(job: Job): Promise<void> {
+    const ctl = new AbortController();
+    let why: 'timeout' | 'cancelled' | 'lost' | undefined;
+    const stop = (w: typeof why) => { why ??= w; ctl.abort(); };
+    const timer = setTimeout(() => stop('timeout'), job.spec.timeoutSeconds * 1000);
+    const beat = setInterval(() => {
+      const s = o.queue.renew(job, leaseMs);
+      if (s === 'cancelled') stop('cancelled');
+      else if (s === 'lost') stop('lost');
+    }, Math.max(200, Math.floor(leaseMs / 4)));
+    const signal = AbortSignal.any([o.signal, ctl.signal]);
+    try {
+      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress });
+      const runs = readRuns(job, result);
+      const ok = o.queue.complete(job, result, () => { for (const r of runs) ingestRun(o.queue.store, r); });
+      summary[ok ? 'done' : 'lost']++;
+      emit(ok ? { type: 'done', job, result } : { type: 'lost', job });
+    } catch (err) {
+      const failure = err instanceof JobFailure ? err : new JobFailure((err as Error)?.message ?? String(err));
+      if (o.signal.aborted) {
+        o.queue.release(job);
+        summary.released++;
+        emit({ type: 'released', job });
+      } else if (why === 'cancelled') {
+        o.queue.cancelJob(job);
+        summary.cancelled++;
+        emit({ type: 'cancelled', job });
+      } else if (why === 'lost') {
+        summary.lost++;
+        emit({ type: 'lost', job });
+      } else {
+        const reason = why === 'timeout' ? `timed out after ${job.spec.timeoutSeconds} s` : failure.message;
+        const outcome = o.queue.fail(job, reason, { permanent: failure.permanent, backoffSeconds: job.spec.backoffSeconds });
+        if (outcome === 'retry') { summary.retried++; emit({ type: 'retry', job, reason }); }
+        else if (outcome === 'failed') { summary.failed++; emit({ type: 'failed', job, reason }); }
+        else { summary.lost++; emit({ type: 'lost', job }); }
+      }
+    } finally {
+      clearTimeout(timer);
+      clearInterval(beat);
+    }
+  }
+
+  /** Scheduled crawls of these regions: the next round when its time has come. */
+  function tickSchedules(now: number): void {
+    for (const s of o.queue.scheduled()) {
+      if (o.crawlId && s.crawlId !== o.crawlId) continue;
+      if (!s.regions.some((r) => o.regions.includes(r))) continue;
+      const cron = parseCron(s.schedule);
+      if (s.nextRoundAt === null) { o.queue.setNextRoundAt(s.crawlId, nextFire(cron, new Date(now)).getTime()); continue; }
+      if (s.nextRoundAt > now) continue;
+      const jobs = o.queue.fireRound(s.crawlId, now, nextFire(cron, new Date(now)).getTime());
+      if (jobs > 0) emit({ type: 'round', crawlId: s.crawlId, jobs });
+    }
+  }
+
+  /** Nothing left for this worker: `crawl run` returns. */
+  function idle(): boolean {
+    if (o.crawlId && o.queue.state(o.crawlId) !== 'active') return true;
+    return o.queue.pending(o.regions, o.crawlId) === 0;
+  }
+
+  while (!o.signal.aborted) {
+    const now = Date.now();
+    if (!o.crawlId) tickSchedules(now);
+    while (running.size < o.concurrency && !o.signal.aborted) {
+      const job = o.queue.claim(me, o.regions, leaseMs, Date.now(), o.crawlId);
+      if (!job) break;
+      emit({ type: 'claimed', job });
+      const p: Promise<void> = runOne(job).finally(() => running.delete(p));
+      running.add(p);
+    }
+    if (o.untilIdle && running.size === 0 && idle()) break;
+    // Wake at the poll interval, or as soon as a slot frees up.
+    await Promise.race([abortableSleep(pollMs, o.signal).catch(() => {}), ...running]);
+  }
+  await Promise.allSettled([...running]);
+  return summary;
+}
