@@ -27,6 +27,7 @@ import type {
   TraceResult,
 } from './result.js';
 import { SampleFlag, TcpConnection, type TcpSenderStats } from './tcp-bif.js';
+import { median } from '../util/stats.js';
 import type { FlowKey, LossCheckpoint, SenderLoss } from './types.js';
 
 export type * from './result.js';
@@ -435,13 +436,6 @@ export class TraceBuilder {
     // Stable: datagrams of one path keep their capture order at equal times.
     return paths.length === 1 ? out : out.map((d, i) => ({ d, i })).sort((a, b) => a.d.t - b.d.t || a.i - b.i).map((x) => x.d);
   }
-}
-
-function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** What the result keeps of an exact replay (times already rebased to the flow's start). */
