@@ -9,14 +9,10 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { loadBaseline } from '../check/baseline.js';
-import { annotations, markdownSummary } from '../check/github.js';
-import { checkTable } from '../check/format.js';
-import { junitXml } from '../check/junit.js';
-import { loadCheckPlan, requireClassifyingProfile, type PlannedScenario } from '../check/plan.js';
-import { buildCheckReport, expectationsIn, type Measurement } from '../check/report.js';
-import { findRunDirs, measurementsFromRuns, readCheckRun } from '../check/runs.js';
-import { loadProfile, type Profile } from '../shaper/profile.js';
+// Only types at the top: the check machinery (scenario loader, Playwright) loads when the command runs.
+import type { PlannedScenario } from '../check/plan.js';
+import type { Measurement } from '../check/report.js';
+import type { Profile } from '../shaper/profile.js';
 import { BadInputError } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
 import { indexRuns, indexVote, reapLeftovers, requireRoot, requireRunningLab } from './common.js';
@@ -56,6 +52,14 @@ export function registerCheck(program: Command): void {
     .option('--report-url <url>', "where the report ('ccbrowse report --out') is published: run links in JUnit, annotations and the summary point into it", 'report/')
     .addOption(opt.json())
     .action(async (files: string[], o: CheckOptions, cmd: Command) => {
+      const { loadBaseline } = await import('../check/baseline.js');
+      const { annotations, markdownSummary } = await import('../check/github.js');
+      const { checkTable } = await import('../check/format.js');
+      const { junitXml } = await import('../check/junit.js');
+      const { loadCheckPlan, requireClassifyingProfile } = await import('../check/plan.js');
+      const { buildCheckReport, expectationsIn } = await import('../check/report.js');
+      const { findRunDirs, measurementsFromRuns, readCheckRun } = await import('../check/runs.js');
+      const { loadProfile } = await import('../shaper/profile.js');
       // Everything is read and checked before anything is measured: files, labels, baseline, profiles.
       const plan = await loadCheckPlan(files);
       const baseline = o.baseline ? loadBaseline(o.baseline) : undefined;
@@ -81,8 +85,8 @@ export function registerCheck(program: Command): void {
         }
         requireRoot('check');
         const labScenarios = wanted.filter((s) => s.scenario.lab);
-        const lab = o.lab !== undefined || labScenarios.length ? requireRunningLab(o.lab ?? 'default') : undefined;
-        for (const r of new Set(labScenarios.flatMap(regionsOf))) requireRunningLab(o.lab ?? 'default', r);
+        const lab = o.lab !== undefined || labScenarios.length ? await requireRunningLab(o.lab ?? 'default') : undefined;
+        for (const r of new Set(labScenarios.flatMap(regionsOf))) await requireRunningLab(o.lab ?? 'default', r);
         await reapLeftovers(say.info);
         const { measureLive } = await import('../check/live.js');
         const { formatProgress } = await import('../session/progress.js');
@@ -93,8 +97,8 @@ export function registerCheck(program: Command): void {
         say.done();
         const storePath = o.store ?? join(o.out, 'ccbrowse.sqlite');
         const warn = (m: string) => process.stderr.write(`${m}\n`);
-        indexRuns(storePath, live.runDirs, warn);
-        for (const v of live.voteFiles) indexVote(storePath, v, warn);
+        await indexRuns(storePath, live.runDirs, warn);
+        for (const v of live.voteFiles) await indexVote(storePath, v, warn);
         measurements = live.measurements;
       }
       const report = buildCheckReport({ plan, mode: o.fromRuns ? 'from-runs' : 'live', regions, repeat: o.repeat, measurements, baseline, reportBase: o.reportUrl });

@@ -4,20 +4,18 @@
  * behind (the bottleneck to replay for QUIC without keys) and Chromium's TLS key log (exact
  * QUIC bytes in flight and loss counts).
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { classifyFlow, fuseProfiles, loadModel } from '../classify/index.js';
-import type { HostDisturbance } from '../classify/disturbance.js';
+import { classifyFlow, fuseProfiles, loadModel, type Model } from '../classify/index.js';
 import { withKnownBottleneck } from '../trace/conditions.js';
 import type { FlowConditions } from '../trace/types.js';
-import { bottleneckModelOf } from '../shaper/shaper.js';
-import type { Profile } from '../shaper/profile.js';
 import { traceFile } from '../trace/index.js';
 import { lossShareOf } from '../trace/loss-timeline.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
+import { captureInputs } from './capture-inputs.js';
 
 export interface ClassifyCaptureOptions {
   model: string;
+  /** The model already loaded from `model` (a batch loads it once per worker). */
+  loadedModel?: Model;
   keylog?: string;
   clientIps?: string[];
   /** From an explicit --profile (wins over the run directory's record). */
@@ -47,32 +45,11 @@ export interface ClassifiedFlowRow {
   read: boolean;
 }
 
-/** The capture, key log, client and bottleneck a path stands for (a file, or a probe run directory). */
-export function captureInputs(path: string, o: ClassifyCaptureOptions): { pcap: string; keylog?: string; clientIps?: string[]; bottleneck?: BottleneckModel; rateKbit?: number; disturbance?: HostDisturbance } {
-  const known = o.bottleneck ? { rateKbit: o.bottleneck.rateKbit } : {};
-  if (!(existsSync(path) && statSync(path).isDirectory())) return { pcap: path, keylog: o.keylog, clientIps: o.clientIps, bottleneck: o.bottleneck, ...known };
-  let { clientIps, bottleneck } = o;
-  let rateKbit = o.bottleneck?.rateKbit;
-  let disturbance: HostDisturbance | undefined;
-  const pj = join(path, 'probe.json');
-  if (existsSync(pj)) {
-    const probe = JSON.parse(readFileSync(pj, 'utf8')) as { clientAddress?: string; profile?: Profile; disturbance?: HostDisturbance };
-    if (!clientIps && probe.clientAddress) clientIps = [probe.clientAddress];
-    // Its profile as applied (cross-traffic probes ran a shared queue), unless --profile said otherwise.
-    if (!o.explicitProfile && probe.profile?.rateKbit !== undefined) {
-      bottleneck = bottleneckModelOf(probe.profile);
-      rateKbit = probe.profile.rateKbit;
-    }
-    disturbance = probe.disturbance;
-  }
-  const ownKeylog = join(path, 'keylog.txt');
-  const keylog = o.keylog ?? (existsSync(ownKeylog) ? ownKeylog : undefined);
-  return { pcap: join(path, 'capture.pcap'), keylog, clientIps, bottleneck, ...(rateKbit ? { rateKbit } : {}), ...(disturbance ? { disturbance } : {}) };
-}
+export { captureInputs } from './capture-inputs.js';
 
 export async function classifyCapture(path: string, o: ClassifyCaptureOptions): Promise<{ file: string; keylog: string | null; flows: ClassifiedFlowRow[] }> {
   const inputs = captureInputs(path, o);
-  const model = loadModel(o.model);
+  const model = o.loadedModel ?? loadModel(o.model);
   const r = await traceFile(inputs.pcap, { keylog: inputs.keylog, clientIps: inputs.clientIps, bottleneck: inputs.bottleneck });
   const flows = r.flows.map((f): ClassifiedFlowRow => {
     // A known bottleneck (a probe's profile, --profile) sets the BDP; a foreign capture's is read from its ACKs.

@@ -1,9 +1,11 @@
-import { readRunningLab, type RunningLab } from '../lab/state.js';
-import { reap, type ReapReport } from '../net/reaper.js';
-// The reaper undoes what the lab registered too (BPF controllers).
-import '../lab/resources.js';
+/**
+ * What several commands share: root, the reaper, the running lab. Loaded by every command's
+ * registration, so it imports nothing heavy itself: the reaper and the lab's state are loaded
+ * by the commands that use them (`--help` and `classify` never do).
+ */
+import type { RunningLab } from '../lab/state.js';
+import type { ReapReport } from '../net/reaper.js';
 import { BadInputError, MissingPrerequisiteError } from '../util/errors.js';
-import { ingestRunDir, ingestVote, openStore } from '../store/index.js';
 
 /** Commands that touch the network need root; say so before anything half-starts. */
 export function requireRoot(what: string): void {
@@ -14,18 +16,22 @@ export function requireRoot(what: string): void {
 }
 
 /** The reaper with every kind of resource it may meet registered (`ccbrowse reap`). */
-export function reapAll(): Promise<ReapReport> {
+export async function reapAll(): Promise<ReapReport> {
+  // The reaper undoes what the lab registered too (BPF controllers).
+  await import('../lab/resources.js');
+  const { reap } = await import('../net/reaper.js');
   return reap();
 }
 
 /** Every command that creates resources first removes what killed runs left behind. */
 export async function reapLeftovers(log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<void> {
-  const r = await reap();
+  const r = await reapAll();
   if (r.ownersReaped.length > 0) log(`reaper: removed leftovers of ${r.ownersReaped.length} killed run(s) (${r.resourcesRemoved.length} resources)`);
 }
 
 /** The running lab of that name, with that region; exit 3 with what to do when it is not there. */
-export function requireRunningLab(name: string, region?: string): RunningLab {
+export async function requireRunningLab(name: string, region?: string): Promise<RunningLab> {
+  const { readRunningLab } = await import('../lab/state.js');
   const lab = readRunningLab(name);
   if (!lab) {
     throw new MissingPrerequisiteError(`lab ${name} is not running`,
@@ -38,7 +44,8 @@ export function requireRunningLab(name: string, region?: string): RunningLab {
 }
 
 /** Indexes run directories in the results store (one SQLite file); re-ingesting replaces. */
-export function indexRuns(storePath: string, dirs: string[], say: (m: string) => void): void {
+export async function indexRuns(storePath: string, dirs: string[], say: (m: string) => void): Promise<void> {
+  const { openStore, ingestRunDir } = await import('../store/index.js'); // SQLite only when a command stores
   const store = openStore(storePath);
   try {
     for (const d of dirs) {
@@ -50,7 +57,8 @@ export function indexRuns(storePath: string, dirs: string[], say: (m: string) =>
 }
 
 /** Indexes a vote file (of `--repeat` runs) in the results store. */
-export function indexVote(storePath: string, voteFile: string, say: (m: string) => void): void {
+export async function indexVote(storePath: string, voteFile: string, say: (m: string) => void): Promise<void> {
+  const { openStore, ingestVote } = await import('../store/index.js');
   const store = openStore(storePath);
   try { ingestVote(store, voteFile); } catch (err) { say(`store: vote ${voteFile} not indexed: ${(err as Error).message}`); } finally { store.close(); }
 }

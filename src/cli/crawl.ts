@@ -7,10 +7,18 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { BadInputError, ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import { openStore, type Store } from '../store/index.js';
-import { CrawlQueue, formatProgress, loadCrawl, runWorker, type CrawlState, type WorkerEvent } from '../crawl/index.js';
-import { loadProfile } from '../shaper/profile.js';
-import { loadScenario } from '../scenario/load.js';
+import type { Store } from '../store/index.js';
+import type { CrawlQueue as CrawlQueueType, CrawlState, WorkerEvent } from '../crawl/index.js';
+
+// The store (SQLite), the crawl queue and the loaders are imported when a crawl command runs,
+// never when the command tree is built (`--help` loads none of them: tests/unit/cli/startup.test.ts).
+let M!: typeof import('../store/index.js') & typeof import('../crawl/index.js') & Pick<typeof import('../shaper/profile.js'), 'loadProfile'> & Pick<typeof import('../scenario/load.js'), 'loadScenario'>;
+async function load(): Promise<void> {
+  if (M) return;
+  const [store, crawl, profile, scenario] = await Promise.all([
+    import('../store/index.js'), import('../crawl/index.js'), import('../shaper/profile.js'), import('../scenario/load.js')]);
+  M = { ...store, ...crawl, loadProfile: profile.loadProfile, loadScenario: scenario.loadScenario };
+}
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { opt } from './options.js';
 import { reporterFor, type Reporter } from './output.js';
@@ -22,11 +30,11 @@ function storePathOf(opts: { store?: string; out?: string }): string {
   return opts.store ?? join(opts.out ?? DEFAULT_OUT, 'ccbrowse.sqlite');
 }
 
-function withQueue<T>(path: string, f: (q: CrawlQueue) => T): T {
+function withQueue<T>(path: string, f: (q: CrawlQueueType) => T): T {
   // status/pause/resume/cancel never create a store: a wrong path is said as such.
   if (!existsSync(path)) throw new BadInputError(`no results store ${path}`, 'pass the --store (or --out) the crawl was run with');
-  const store: Store = openStore(path);
-  try { return f(new CrawlQueue(store)); } finally { store.close(); }
+  const store: Store = M.openStore(path);
+  try { return f(new M.CrawlQueue(store)); } finally { store.close(); }
 }
 
 /** What a worker says about each job, on stderr. */
@@ -45,8 +53,8 @@ function eventLine(say: Reporter): (e: WorkerEvent) => void {
 
 /** Checks a crawl's profiles and scenarios load before anything is queued (exit 2 otherwise). */
 async function checkInputs(profiles: string[], scenarioFiles: string[]): Promise<void> {
-  await Promise.all(profiles.map((p) => loadProfile(p)));
-  for (const f of new Set(scenarioFiles)) await loadScenario(f);
+  await Promise.all(profiles.map((p) => M.loadProfile(p)));
+  for (const f of new Set(scenarioFiles)) await M.loadScenario(f);
 }
 
 export function registerCrawl(program: Command): void {
@@ -60,7 +68,8 @@ export function registerCrawl(program: Command): void {
     .option('--enqueue-only', 'queue the jobs and return (workers run them: `ccbrowse worker`)')
     .addOption(opt.json())
     .action(async (file: string, opts: { store?: string; out: string; concurrency?: number; enqueueOnly?: boolean; json?: boolean }, cmd: Command) => {
-      const loaded = await loadCrawl(file);
+      await load();
+      const loaded = await M.loadCrawl(file);
       const def = loaded.definition;
       await checkInputs(def.profiles, loaded.targets.flatMap((t) => (t.scenarioFile ? [t.scenarioFile] : [])));
       const storePath = storePathOf(opts);
@@ -69,9 +78,9 @@ export function registerCrawl(program: Command): void {
         requireRoot('crawl run');
         if (def.lab) for (const r of def.regions) requireRunningLab(def.lab, r);
       }
-      const store = openStore(storePath);
+      const store = M.openStore(storePath);
       try {
-        const queue = new CrawlQueue(store);
+        const queue = new M.CrawlQueue(store);
         const state = queue.state(def.name);
         if (state === 'cancelled') throw new BadInputError(`crawl ${def.name} was cancelled`, 'give the crawl another name to start it afresh');
         const q = queue.enqueue(loaded);
@@ -80,9 +89,9 @@ export function registerCrawl(program: Command): void {
           if (state === 'paused') say.info(`crawl ${def.name} is paused: 'ccbrowse crawl resume ${def.name}' first`);
           await reapLeftovers(say.info);
           const signal = interruptSignal();
-          const ticker = setInterval(() => say.progress(formatProgress(queue.progress(def.name)!)), 1000);
+          const ticker = setInterval(() => say.progress(M.formatProgress(queue.progress(def.name)!)), 1000);
           try {
-            await runWorker({ queue, regions: def.regions, concurrency: opts.concurrency ?? def.concurrency, outDir: opts.out, signal,
+            await M.runWorker({ queue, regions: def.regions, concurrency: opts.concurrency ?? def.concurrency, outDir: opts.out, signal,
               crawlId: def.name, untilIdle: true, onEvent: eventLine(say), progress: say.detail });
           } finally {
             clearInterval(ticker);
@@ -92,7 +101,7 @@ export function registerCrawl(program: Command): void {
         const p = queue.progress(def.name)!;
         if (opts.json) console.log(JSON.stringify({ store: storePath, progress: p, failures: queue.failures(def.name) }, null, 2));
         else {
-          console.log(formatProgress(p));
+          console.log(M.formatProgress(p));
           for (const f of queue.failures(def.name)) console.log(`failed ${f.jobId} after ${f.attempts} attempt(s): ${f.error}`);
         }
         process.exitCode = p.failed > 0 || (!opts.enqueueOnly && p.left + p.running > 0) ? ExitCode.checkFailed : ExitCode.ok;
@@ -106,7 +115,8 @@ export function registerCrawl(program: Command): void {
     .argument('[name]', 'one crawl (default: all in the store)'))
     .addOption(opt.out('where the default store is', DEFAULT_OUT))
     .addOption(opt.json())
-    .action((name: string | undefined, opts: { store?: string; out: string; json?: boolean }) => {
+    .action(async (name: string | undefined, opts: { store?: string; out: string; json?: boolean }) => {
+      await load();
       const storePath = storePathOf(opts);
       withQueue(storePath, (queue) => {
         const ids = name ? [name] : queue.crawlIds();
@@ -115,7 +125,7 @@ export function registerCrawl(program: Command): void {
         if (opts.json) console.log(JSON.stringify(rows, null, 2));
         else if (rows.length === 0) console.log(`no crawls in ${storePath}`);
         else for (const r of rows) {
-          console.log(formatProgress(r.progress));
+          console.log(M.formatProgress(r.progress));
           for (const f of r.failures) console.log(`  failed ${f.jobId} after ${f.attempts} attempt(s): ${f.error}`);
         }
       });
@@ -125,12 +135,13 @@ export function registerCrawl(program: Command): void {
     storeOption(crawl.command(verb).description(description).argument('<name>', 'the crawl (its name)'))
       .addOption(opt.out('where the default store is', DEFAULT_OUT))
       .addOption(opt.json())
-      .action((name: string, opts: { store?: string; out: string; json?: boolean }) => {
+      .action(async (name: string, opts: { store?: string; out: string; json?: boolean }) => {
+      await load();
         const storePath = storePathOf(opts);
         withQueue(storePath, (queue) => {
           if (!queue.setState(name, state)) throw new BadInputError(`no crawl ${name} in ${storePath}`, `crawls there: ${queue.crawlIds().join(', ') || 'none'}`);
           const p = queue.progress(name)!;
-          console.log(opts.json ? JSON.stringify(p) : formatProgress(p));
+          console.log(opts.json ? JSON.stringify(p) : M.formatProgress(p));
         });
       });
   };
@@ -146,15 +157,16 @@ export function registerCrawl(program: Command): void {
     .option('--until-idle', 'return once no job of these regions is left (instead of waiting for more)')
     .addOption(opt.json())
     .action(async (opts: { region: string[]; store?: string; out: string; concurrency: number; untilIdle?: boolean; json?: boolean }, cmd: Command) => {
+      await load();
       requireRoot('worker');
       const storePath = storePathOf(opts);
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
-      const store = openStore(storePath);
+      const store = M.openStore(storePath);
       try {
-        const queue = new CrawlQueue(store);
+        const queue = new M.CrawlQueue(store);
         say.info(`worker for ${opts.region.join(', ')} on ${storePath}, ${opts.concurrency} at once`);
-        const summary = await runWorker({ queue, regions: opts.region, concurrency: opts.concurrency, outDir: opts.out, signal: interruptSignal(),
+        const summary = await M.runWorker({ queue, regions: opts.region, concurrency: opts.concurrency, outDir: opts.out, signal: interruptSignal(),
           untilIdle: opts.untilIdle === true, onEvent: eventLine(say), progress: say.detail });
         console.log(opts.json ? JSON.stringify(summary) : `worker: ${summary.done} done, ${summary.failed} failed, ${summary.retried} retried, ${summary.released} given back`);
       } finally {

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import { labDown, labUp } from '../lab/control.js';
-import { loadLabConfig } from '../lab/config.js';
-import { readRunningLab } from '../lab/state.js';
 import { reapLeftovers, requireRoot } from './common.js';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
@@ -16,10 +13,12 @@ export function registerLab(program: Command): void {
     .option('--config <file>', 'lab configuration (default labs/default.ts); its name is what --lab selects elsewhere')
     .addOption(opt.json())
     .action(async (opts: { config?: string; json?: boolean }, cmd: Command) => {
+      const { loadLabConfig } = await import('../lab/config.js');
       if (opts.config) await loadLabConfig(opts.config); // bad input: exit 2 before anything starts
       requireRoot('lab up');
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
+      const { labUp } = await import('../lab/control.js');
       const state = await labUp({ config: opts.config, progress: say.info, signal: interruptSignal() });
       if (opts.json) console.log(JSON.stringify(state, null, 2));
       else console.log(`lab ${state.name} (${state.labId}) is up: ${state.origins.length} origins in ${state.regions.length} region(s); 'ccbrowse lab status --lab ${state.name}' for details`);
@@ -31,6 +30,7 @@ export function registerLab(program: Command): void {
     .addOption(opt.json())
     .action(async (opts: { lab: string; json?: boolean }) => {
       requireRoot('lab down');
+      const { labDown } = await import('../lab/control.js');
       const stopped = await labDown(opts.lab);
       if (opts.json) console.log(JSON.stringify({ lab: opts.lab, stopped }));
       else console.log(stopped ? `lab ${opts.lab} stopped` : `lab ${opts.lab} is not running`);
@@ -40,7 +40,8 @@ export function registerLab(program: Command): void {
     .description('show the running lab: regions, origins, controllers, addresses (exit 1 when it is not running)')
     .addOption(opt.lab())
     .addOption(opt.json())
-    .action((opts: { lab: string; json?: boolean }) => {
+    .action(async (opts: { lab: string; json?: boolean }) => {
+      const { readRunningLab } = await import('../lab/state.js');
       const state = readRunningLab(opts.lab);
       if (opts.json) console.log(JSON.stringify(state ?? { running: false }, null, 2));
       else if (!state) console.log(`lab ${opts.lab} is not running ('ccbrowse lab up' starts it)`);

@@ -1,7 +1,9 @@
 /**
  * The ccbrowse command tree: every command registered from its module, each taking its
  * options from options.ts. Built here without running anything, so the CLI contract test
- * (tests/unit/cli/contract.test.ts) can walk it.
+ * (tests/unit/cli/contract.test.ts) can walk it. Registration is light: each command's
+ * action imports what it uses when it runs, so `--help` loads commander and this tree only
+ * (tests/unit/cli/startup.test.ts holds it; bench/startup.ts measures it).
  */
 import { Command } from 'commander';
 import { reapAll } from './common.js';
@@ -11,6 +13,7 @@ import { registerLab } from './lab.js';
 import { registerProbe } from './probe.js';
 import { registerRun } from './run.js';
 import { registerAnalysis } from './train.js';
+import { registerBatch } from './analysis.js';
 import { registerReport } from './report.js';
 import { registerCrawl } from './crawl.js';
 import { registerCheck } from './check.js';
@@ -33,6 +36,7 @@ export function buildProgram(): Command {
   registerProbe(program);
   registerRun(program);
   registerAnalysis(program);
+  registerBatch(program);
   registerReport(program);
   registerCrawl(program);
   registerCheck(program);

@@ -1,7 +1,6 @@
 import { Option, type Command } from 'commander';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
-import { buildReport } from '../report/index.js';
 import { join } from 'node:path';
 import { BadInputError } from '../util/errors.js';
 
@@ -19,6 +18,7 @@ export function registerReport(program: Command): void {
     .action(async (runs: string[], opts: { store?: string; out: string; singleFile?: boolean; bench?: string[]; json?: boolean }, cmd: Command) => {
       if (!opts.store && runs.length === 0) throw new BadInputError('nothing to report', 'give --store FILE or run directories');
       const say = reporterFor(cmd);
+      const { buildReport } = await import('../report/index.js');
       const { files, stats } = await buildReport({
         store: opts.store, runs: runs.length ? runs : undefined, out: opts.out, singleFile: opts.singleFile, lab: opts.bench,
         onProgress: (phase, done, total) => say.progress(`${phase} ${done}/${total}`),

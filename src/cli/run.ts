@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
 import { BadInputError, ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import { loadScenario, checkScenarioTypes, formatTypeIssues } from '../scenario/load.js';
-import { loadProfile } from '../shaper/profile.js';
-import { formatProgress } from '../session/progress.js';
-import { analyzeRunDir, runScenarioSession, type AssetTypeRow, type RunOutcome, type SummaryRow } from '../session/run.js';
-import { writeRunVote } from '../session/repeat.js';
-import { newRunId } from '../net/netns.js';
+// Only types at the top: each command loads what it uses when it runs (`--help` loads none of it).
+import type { AssetTypeRow, RunOutcome, SummaryRow } from '../session/run.js';
 import type { VoteFile } from '../results/vote.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,8 +52,10 @@ export function registerRun(program: Command): void {
     .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
     .option('--store <file>', 'results store to index the run in (default <out>/ccbrowse.sqlite)')
     .option('--dry-run', 'load and type-check the scenario, then stop')
+    .addOption(opt.count('--concurrency <n>', 'profiles run at once, each with its own namespaces, browser and capture (default: one per core; 1: one after another)', 1, 16))
     .addOption(opt.json())
-    .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean; concurrency?: number }, cmd: Command) => {
+      const { loadScenario, checkScenarioTypes, formatTypeIssues } = await import('../scenario/load.js');
       const scenario = await loadScenario(file);
       if (opts.dryRun) {
         const issues = await checkScenarioTypes([file]);
@@ -66,30 +64,38 @@ export function registerRun(program: Command): void {
         return;
       }
       // Everything is checked before anything is created: profiles, root, the lab and its region.
+      const { loadProfile } = await import('../shaper/profile.js');
       const profiles = await Promise.all((opts.profile ?? scenario.profiles).map((p) => loadProfile(p)));
       requireRoot('run');
       const mode = opts.lab !== undefined || scenario.lab ? 'lab' : 'internet';
-      const lab = mode === 'lab' ? requireRunningLab(opts.lab ?? 'default', opts.region) : undefined;
+      const lab = mode === 'lab' ? await requireRunningLab(opts.lab ?? 'default', opts.region) : undefined;
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
       const signal = interruptSignal();
+      const { runScenarioSession } = await import('../session/run.js');
+      const { formatProgress } = await import('../session/progress.js');
+      const { newRunId } = await import('../net/netns.js');
       const outcomes: RunOutcome[] = [];
+      // Profiles that run at once share the live line, each with its own latest figures.
+      const live = new Map<string, string>();
       // The N runs of --repeat share an id: run.json's repeat.group and their vote file's voteId.
       const voteId = opts.repeat > 1 ? newRunId() : undefined;
       for (let i = 1; i <= opts.repeat && !signal.aborted; i++) {
         outcomes.push(await runScenarioSession({
           scenario, scenarioFile: file, mode, lab, region: opts.region, loadedProfiles: profiles, outDir: opts.out,
           keepKeys: opts.keepKeys, modelPath: opts.model, repeat: voteId ? { index: i, of: opts.repeat, group: voteId } : undefined,
-          progress: say.info, onProgress: (s) => say.progress(formatProgress(s)), signal,
+          progress: say.info, onProgress: (s) => { live.set(s.profile, formatProgress(s)); say.progress([...live.values()].join(' | ')); }, signal,
+          concurrency: opts.concurrency,
         }));
       }
       say.done();
       const storePath = opts.store ?? joinPath(opts.out, 'ccbrowse.sqlite');
-      indexRuns(storePath, outcomes.map((o) => o.dir), (m) => process.stderr.write(`${m}\n`));
+      await indexRuns(storePath, outcomes.map((o) => o.dir), (m) => process.stderr.write(`${m}\n`));
       let vote: { path: string; vote: VoteFile } | undefined;
       if (voteId && outcomes.length > 0 && !signal.aborted) {
+        const { writeRunVote } = await import('../session/repeat.js');
         vote = writeRunVote(opts.out, voteId, opts.repeat, outcomes);
-        indexVote(storePath, vote.path, (m) => process.stderr.write(`${m}\n`));
+        await indexVote(storePath, vote.path, (m) => process.stderr.write(`${m}\n`));
       }
       if (opts.json) console.log(JSON.stringify({ runs: outcomes, vote: vote?.vote ?? null, voteFile: vote?.path ?? null }, null, 2));
       else {
@@ -119,13 +125,15 @@ export function registerRun(program: Command): void {
     .addOption(opt.json())
     .action(async (dir: string, opts: { model?: string; store?: string; json?: boolean }) => {
       const run = readRunInfo(dir);
+      const { loadScenario } = await import('../scenario/load.js');
+      const { analyzeRunDir } = await import('../session/run.js');
       // The scenario's own asset-type rules, so re-analysis types assets as the run did.
       const rules = await loadScenario(run.scenario.file).then((s) => s.assetRules, () => {
         process.stderr.write(`warning: scenario ${run.scenario.file} not loadable: site asset rules not applied\n`);
         return [];
       });
       const r = await analyzeRunDir(dir, { modelPath: opts.model, rules, profiles: run.profiles.map((p) => p.name), runId: run.runId, lab: run.mode === 'lab' });
-      indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
+      await indexRuns(opts.store ?? joinPath(dir, '..', 'ccbrowse.sqlite'), [dir], (m) => process.stderr.write(`${m}\n`));
       console.log(opts.json ? JSON.stringify(r.summary, null, 2) : `${table(r.summary)}\n\n${typeTable(r.byAssetType)}`);
     });
 }

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import { loadProfile } from '../shaper/profile.js';
-import { formatCheckReport, runShaperCheck } from '../shaper/check.js';
 import { reapLeftovers, requireRoot } from './common.js';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
@@ -18,10 +16,12 @@ export function registerShaper(program: Command): void {
     .option('--pcap <file>', 'keep the capture taken at the capture point')
     .addOption(opt.json())
     .action(async (opts: { profile: string; flows: number; seconds: number; pcap?: string; json?: boolean }, cmd: Command) => {
+      const { loadProfile } = await import('../shaper/profile.js');
       const profile = await loadProfile(opts.profile);
       requireRoot('shaper check');
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
+      const { formatCheckReport, runShaperCheck } = await import('../shaper/check.js');
       const report = await runShaperCheck({
         profile, flows: opts.flows, phaseSeconds: opts.seconds, pcapOut: opts.pcap, progress: say.info, signal: interruptSignal(),
       });

@@ -1,27 +1,18 @@
 /**
- * Analysis commands: `lab train`, `lab bench` (under the lab command), `trace` and `classify`.
- * The lead wires registerAnalysis(program, labCommand) into main.ts / lab.ts.
+ * The lab's analysis commands: `lab train`, `lab grid`, `lab bench` (under the lab command).
+ * Each action imports what it uses when it runs (`--help` loads none of it).
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { interruptSignal } from '../util/interrupt.js';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
-import { classifyFlow, loadModel } from '../classify/index.js';
-import { traceFile, toCsv, toFlowsCsv, toJson } from '../trace/index.js';
-import { BadInputError, ExitCode } from '../util/errors.js';
-import { labTrain, collect, trainFromEntries } from '../train/train.js';
-import { entriesFromRuns, loadDatasets, saveDataset, truncateEntry, type DatasetEntry } from '../train/dataset.js';
-import { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable, openSetRows, openSetTable } from '../train/bench.js';
+import { BadInputError } from '../util/errors.js';
+import type { DatasetEntry } from '../train/dataset.js';
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
-import { loadProfile, type Profile } from '../shaper/profile.js';
-import { bottleneckModelOf } from '../shaper/shaper.js';
-import type { BottleneckModel } from '../trace/quic-model.js';
-import { classifyCapture, describeConditions } from './classifyCapture.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
-const say = (m: string) => process.stderr.write(`${m}\n`);
 const BYTES_PER_PROBE = () => opt.count('--bytes <n>', 'bytes per probe (200 kbit/s: 750000 ~ 30 s)', 1000, 1_000_000_000, 750000);
 const CONCURRENCY = () => opt.count('--concurrency <n>', 'probes at once', 1, 16, 3);
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -63,6 +54,8 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         else console.log(`trained on ${model.trainedOn.examples} traces -> ${o.model} (classes: ${model.classes.join(', ')}); held-out conditions: ${right}/${loco.length} right before calibration`);
         return;
       }
+      const { labTrain } = await import('../train/train.js');
+      const { entriesFromRuns, saveDataset } = await import('../train/dataset.js');
       let running;
       if (o.fromRuns) {
         saveDataset(o.dataset, await entriesFromRuns(o.fromRuns));
@@ -70,8 +63,8 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       }
       if (!o.fromDataset) {
         requireRoot('lab train');
-        running = requireRunningLab(o.lab);
-        for (const r of o.region) requireRunningLab(o.lab, r);
+        running = await requireRunningLab(o.lab);
+        for (const r of o.region) await requireRunningLab(o.lab, r);
         await reapLeftovers(say.info);
       }
       const { model, entries } = await labTrain(running, {
@@ -128,6 +121,8 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .addOption(opt.json())
     .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }, cmd: Command) => {
       const say = reporterFor(cmd);
+      const { loadDatasets, saveDataset, truncateEntry } = await import('../train/dataset.js');
+      const { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable, openSetRows, openSetTable } = await import('../train/bench.js');
       let entries: DatasetEntry[];
       const cut = (es: DatasetEntry[]): DatasetEntry[] => (o.maxSeconds ? es.map((e) => truncateEntry(e, o.maxSeconds as number)) : es);
       if (o.holdOut === 'all') {
@@ -160,11 +155,13 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       if (o.fromDataset) entries = loadDatasets(o.dataset);
       else {
         requireRoot('lab bench');
-        const running = requireRunningLab(o.lab);
-        for (const r of o.region) requireRunningLab(o.lab, r);
+        const running = await requireRunningLab(o.lab);
+        for (const r of o.region) await requireRunningLab(o.lab, r);
         await reapLeftovers(say.info);
         // Cross traffic started 3 s ahead and big enough to outlast any probe at the fastest
         // profile's full rate (the probe gives up after 180 s).
+        const { loadProfile } = await import('../shaper/profile.js');
+        const { collect } = await import('../train/train.js');
         const fastest = Math.max(...(await Promise.all(o.profile.map((p) => loadProfile(p)))).map((p) => p.rateKbit));
         const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: Math.ceil((fastest * 1000 / 8) * (180 + 3 + 30)), leadSeconds: 3 } : undefined;
         entries = await collect(running, { regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say.info, signal: interruptSignal() });
@@ -173,9 +170,11 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
       const train = o.trainDataset.split(',').every((p) => existsSync(p)) ? new Set(loadDatasets(o.trainDataset).map((e) => e.dir)) : new Set<string>();
       const overlap = entries.filter((e) => train.has(e.dir)).length;
       if (overlap) throw new BadInputError(`${overlap} bench traces are also training traces`, 'bench on fresh probes');
+      const { loadModel } = await import('../classify/index.js');
       let model = loadModel(o.model);
       let modelNote = `${o.model}: ${model.provenance}, ${model.note}`;
       if (o.holdOut) {
+        const { trainFromEntries } = await import('../train/train.js');
         model = trainFromEntries(loadDatasets(o.trainDataset), { exclude: [o.holdOut], source: o.trainDataset });
         modelNote = `retrained without ${o.holdOut}`;
         entries = entries.filter((e) => e.label === o.holdOut);
@@ -202,62 +201,4 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         console.log(`written ${o.out}`);
       }
     });
-
-  program
-    .command('trace')
-    .description('flows and bytes in flight of a capture (TCP and QUIC)')
-    .argument('<pcap>', 'pcap or pcapng file')
-    .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
-    .option('--flow <id>', 'only this flow (tcp-0, quic-1, or a tuple)')
-    .option('--client <ips>', 'client addresses, comma-separated (else inferred)')
-    .addOption(opt.profile('the ccbrowse network profile the capture was taken behind: QUIC without keys then replays its bottleneck'))
-    .option('--csv', 'print the BiF series as CSV')
-    .addOption(opt.json())
-    .action(async (pcap: string, o: { keylog?: string; flow?: string; client?: string; profile?: string; csv?: boolean; json?: boolean }) => {
-      const r = await traceFile(pcap, { keylog: o.keylog, flowId: o.flow, clientIps: o.client ? list(o.client) : undefined, bottleneck: await bottleneckOption(o.profile) });
-      if (o.json) console.log(toJson(r));
-      else if (o.csv) process.stdout.write(toCsv(r));
-      else {
-        for (const w of r.warnings) say(`warning: ${w}`);
-        process.stdout.write(toFlowsCsv(r));
-      }
-    });
-
-  program
-    .command('classify')
-    .description('trace a capture (or a probe run directory) and classify every flow')
-    .argument('<path>', 'pcap/pcapng file, or a run directory holding capture.pcap')
-    .option('--model <file>', 'model file', DEFAULT_MODEL)
-    .option('--keylog <file>', 'TLS key log for exact QUIC BiF')
-    .option('--client <ips>', 'client addresses, comma-separated')
-    .addOption(opt.profile('the ccbrowse network profile the capture was taken behind (a probe run dir records it)'))
-    .addOption(opt.json())
-    .action(async (path: string, o: { model: string; keylog?: string; client?: string; profile?: string; json?: boolean }) => {
-      const r = await classifyCapture(path, {
-        model: o.model, keylog: o.keylog, clientIps: o.client ? list(o.client) : undefined,
-        // An explicit --profile must be replayable; else a probe directory's own record, else the heuristic.
-        bottleneck: await bottleneckOption(o.profile), explicitProfile: o.profile !== undefined,
-      });
-      if (o.json) console.log(JSON.stringify({ file: r.file, keylog: r.keylog, model: o.model, flows: r.flows }, null, 2));
-      else {
-        console.log(`${'flow'.padEnd(8)} ${'proto'.padEnd(5)} ${'bytes'.padStart(9)} ${'dur s'.padStart(6)}  ${'verdict'.padEnd(20)} conf  reason`);
-        for (const x of r.flows) {
-          console.log(`${x.flow.padEnd(8)} ${x.protocol.padEnd(5)} ${String(x.bytes).padStart(9)} ${x.durationSeconds.toFixed(1).padStart(6)}  ${x.verdict.padEnd(20)} ${x.confidence.toFixed(2)}  ${x.reason}`);
-          if (x.conditions) console.log(`         ${describeConditions(x.conditions, x.insideTrained)}`);
-        }
-      }
-      // 0: every flow has a verdict; 1: some flow could not be read (no bytes-in-flight series).
-      const unread = r.flows.filter((x) => !x.read);
-      if (unread.length && !o.json) say(`${unread.length} of ${r.flows.length} flow(s) could not be read: ${unread.map((x) => x.flow).join(', ')}`);
-      process.exitCode = unread.length ? ExitCode.checkFailed : ExitCode.ok;
-    });
-}
-
-/** `--profile NAME` as the bottleneck model for QUIC BiF without keys (an error if it cannot be replayed). */
-async function bottleneckOption(name: string | undefined): Promise<BottleneckModel | undefined> {
-  if (!name) return undefined;
-  const profile = await loadProfile(name);
-  const b = bottleneckModelOf(profile);
-  if (!b) throw new BadInputError(`profile ${name} cannot be replayed for QUIC bytes in flight (shared queue or random loss); leave out --profile to use Nebby's heuristic`);
-  return b;
 }

@@ -3,12 +3,13 @@
  * which shaper backend a run will use. Every probe is harmless: kernel features are tried
  * in a throw-away namespace, never on the host's interfaces.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { constants, existsSync, readFileSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { run } from '../util/exec.js';
 import { buildPath } from '../util/paths.js';
 import { probeKernelQdiscs, chooseDelayBackend } from '../shaper/backend.js';
-import { describeHostStalls, measureHostStalls } from '../shaper/host-stalls.js';
+import type { HostStalls } from '../shaper/host-stalls.js';
 
 const HOST_STALL_SAMPLE_MS = 2000;
 /** Late wake-ups (> 1 ms) above this share make the host line a note. */
@@ -32,9 +33,13 @@ export interface DoctorReport {
 
 const CHROMIUM = '/usr/lib/chromium/chromium';
 
+/** The command's path on PATH, read from the file system (no shell to start). */
 async function which(cmd: string): Promise<string | undefined> {
-  const r = await run('sh', ['-c', `command -v ${cmd}`], { allowFailure: true });
-  return r.code === 0 ? r.stdout.trim() : undefined;
+  for (const dir of (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(':')) {
+    const p = `${dir || '.'}/${cmd}`;
+    try { await access(p, constants.X_OK); return p; } catch { /* next */ }
+  }
+  return undefined;
 }
 
 function hasCapNetAdmin(): boolean {
@@ -69,7 +74,12 @@ async function probeInNamespace(): Promise<{ netns: boolean; htb: boolean; clsBp
   return out;
 }
 
-export async function runDoctor(): Promise<DoctorReport> {
+export interface DoctorOptions {
+  /** Sample the host's own timer stalls for 2 s (off by default: the doctor answers at once). */
+  hostStalls?: boolean;
+}
+
+export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
   const items: DoctorItem[] = [];
   const root = process.getuid?.() === 0;
   const netAdmin = hasCapNetAdmin();
@@ -77,8 +87,20 @@ export async function runDoctor(): Promise<DoctorReport> {
     fix: 'run ccbrowse as root (sudo npx ccbrowse ...): namespaces, tc and tcpdump need it' });
   const privileged = root || netAdmin;
 
-  const ns = privileged ? await probeInNamespace() : { netns: false, htb: false, clsBpf: false, nfqueue: false };
-  const kq = privileged ? await probeKernelQdiscs() : { netem: false, ifb: false };
+  // Every probe at once: each is a few short commands in its own throw-away namespace.
+  const delayBinPath = buildPath('native', 'ccb-delayline');
+  const [ns, kq, bpftool, tcpdump, chromiumVersion, stalls] = await Promise.all([
+    privileged ? probeInNamespace() : { netns: false, htb: false, clsBpf: false, nfqueue: false },
+    privileged ? probeKernelQdiscs() : { netem: false, ifb: false },
+    which('bpftool'),
+    which('tcpdump'),
+    existsSync(CHROMIUM) ? run(CHROMIUM, ['--version'], { allowFailure: true, timeoutMs: 10_000 }).then((r) => r.stdout.trim()) : Promise.resolve(''),
+    // Timing precision is bounded by the host: a VM its host deschedules stalls every timer.
+    // (Loaded only then: the sampler brings its schemas and launcher.)
+    o.hostStalls && privileged && existsSync(delayBinPath)
+      ? import('../shaper/host-stalls.js').then((h) => h.measureHostStalls(HOST_STALL_SAMPLE_MS)).catch((): undefined => undefined)
+      : Promise.resolve(null as HostStalls | undefined | null),
+  ]);
   const flowObj = existsSync(buildPath('bpf', 'ccb_flowclass.bpf.o'));
   const delayBin = existsSync(buildPath('native', 'ccb-delayline'));
   items.push({ name: 'network namespaces', ok: ns.netns, detail: ns.netns ? 'ip netns works' : 'could not create a namespace',
@@ -92,29 +114,23 @@ export async function runDoctor(): Promise<DoctorReport> {
   items.push({ name: 'NFQUEUE via iptables', ok: ns.nfqueue, optional: kq.netem, detail: ns.nfqueue ? 'iptables -j NFQUEUE works' : 'iptables NFQUEUE rule refused',
     fix: 'install iptables (./setup.sh); needs CONFIG_NETFILTER_NETLINK_QUEUE' });
   items.push({ name: 'delay line binary', ok: delayBin, optional: kq.netem, detail: delayBin ? buildPath('native', 'ccb-delayline') : 'not built', fix: 'run ./setup.sh' });
-  if (delayBin && privileged) {
-    // Timing precision is bounded by the host: a VM its host deschedules stalls every timer.
-    const stalls = await measureHostStalls(HOST_STALL_SAMPLE_MS).catch(() => undefined);
+  if (delayBin && privileged && stalls !== null) {
     items.push({ name: 'host scheduling (2 s sample)', optional: true,
       ok: !!stalls && stalls.lateOver1ms <= HOST_STALL_OK_FRACTION * stalls.wakeups,
-      detail: stalls ? describeHostStalls(stalls) : 'could not sample',
+      detail: stalls ? (await import('../shaper/host-stalls.js')).describeHostStalls(stalls) : 'could not sample',
       fix: 'delays and captures carry these stalls (the shaper check reports the probes they held back): ' +
         'measure on an otherwise idle machine, a VM with dedicated vCPUs, or bare metal' });
   }
 
   const structOps = existsSync('/sys/kernel/btf/vmlinux');
-  const bpftool = await which('bpftool');
   items.push({ name: 'BPF struct_ops (lab congestion controllers)', ok: structOps && !!bpftool, optional: true,
     detail: `${structOps ? 'kernel BTF present' : 'no /sys/kernel/btf/vmlinux'}; bpftool ${bpftool ? 'found' : 'missing'}`,
     fix: 'needs a kernel with CONFIG_DEBUG_INFO_BTF and bpftool (./setup.sh); only the lab needs it' });
   const avail = (() => { try { return readFileSync('/proc/sys/net/ipv4/tcp_available_congestion_control', 'utf8').trim(); } catch { return ''; } })();
   items.push({ name: 'kernel TCP congestion control', ok: avail.length > 0, optional: true, detail: avail || 'unknown' });
 
-  const tcpdump = await which('tcpdump');
   items.push({ name: 'tcpdump', ok: !!tcpdump, detail: tcpdump ?? 'not found', fix: 'apt-get install tcpdump (./setup.sh)' });
   const chromium = existsSync(CHROMIUM);
-  let chromiumVersion = '';
-  if (chromium) chromiumVersion = (await run(CHROMIUM, ['--version'], { allowFailure: true, timeoutMs: 10_000 })).stdout.trim();
   items.push({ name: 'Chromium', ok: chromium, detail: chromium ? `${CHROMIUM} ${chromiumVersion}` : 'not found', fix: 'apt-get install chromium (./setup.sh)' });
 
   const netemUsable = kq.netem && kq.ifb;

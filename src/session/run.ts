@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { inBatches, profilesAtOnce } from '../util/concurrency.js';
 import { CleanupStack } from '../net/cleanup.js';
 import { newRunId, waitForAddresses } from '../net/netns.js';
 import { createTopology } from '../net/topology.js';
@@ -62,6 +63,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Profiles already loaded (validated before anything was created); else loaded here. */
   loadedProfiles?: Profile[];
+  /** Profiles run at once (default: as many as the host has cores for, profilesAtOnce). */
+  concurrency?: number;
 }
 
 export interface RunOutcome {
@@ -115,10 +118,11 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   // Written first as incomplete: a run killed outright is never mistaken for a finished one.
   writeRunFiles(dir, { run: runInfo('incomplete', null) });
 
-  for (const profile of profiles) {
+  // One profile's session: its own topology, bottleneck, capture and browser (never shared).
+  const runProfile = async (profile: Profile): Promise<void> => {
     if (signal?.aborted) {
       incomplete.push(`${profile.name}: not started (${signal.reason?.message ?? 'interrupted'})`);
-      continue;
+      return;
     }
     const pdir = join(dir, profile.name);
     mkdirSync(pdir, { recursive: true });
@@ -221,7 +225,12 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       const failures = await stack.unwind();
       for (const f of failures) say(`[${profile.name}] could not remove ${f} (the reaper retries at the next start)`);
     }
-  }
+  };
+  // Profiles at once when the host has the cores for them (each is a browser, a capture and a
+  // delay line): the run then takes as long as its longest profile, not their sum.
+  const atOnce = Math.max(1, Math.min(opts.concurrency ?? profilesAtOnce(profiles.length), profiles.length));
+  if (atOnce > 1) say(`profiles ${profiles.map((p) => p.name).join(', ')}: ${atOnce} at once`);
+  await inBatches(profiles, atOnce, runProfile);
   if (signal?.aborted) {
     // Ctrl-C means stop now: the raw data stays, marked incomplete, for `ccbrowse analyze` later.
     if (!opts.keepKeys) for (const p of profiles) rmSync(join(dir, p.name, ARTIFACTS.keylog), { force: true });

@@ -83,13 +83,8 @@ export function withOverrides(p: Profile, o: ProfileOverrides): Profile {
 
 export type ProfileOverrides = Omit<Partial<ProfileInput>, 'name' | 'tcpMss'> & { tcpMss?: number | null };
 
-/** Ethernet frame overhead HTB counts on top of the IP packet. */
-export const ETHERNET_HEADER_BYTES = 14;
-
-/** Bandwidth-delay product in bytes, using the added RTT (2 x one-way delay). */
-export function bdpBytes(p: Pick<Profile, 'rateKbit' | 'delayMs'>): number {
-  return (p.rateKbit * 1000 * (2 * p.delayMs) / 1000) / 8;
-}
+// Ethernet frame overhead, BDP and queue bytes: pure arithmetic the analysis commands share.
+export { ETHERNET_HEADER_BYTES, bdpBytes, bufferBytes } from './bottleneck-model.js';
 
 /** TCP payload bytes per full segment (TCP timestamps take 12 bytes of the MSS). */
 export function tcpPayloadBytes(p: Pick<Profile, 'clientMtu' | 'tcpMss'>): number {
@@ -97,11 +92,6 @@ export function tcpPayloadBytes(p: Pick<Profile, 'clientMtu' | 'tcpMss'>): numbe
   return mss - 12;
 }
 
-/** Queue limit in bytes; never below one full frame, or nothing could pass. */
-export function bufferBytes(p: Profile): number {
-  const bytes = 'bytes' in p.buffer ? p.buffer.bytes : Math.round(bdpBytes(p) * p.buffer.bdp);
-  return Math.max(bytes, p.clientMtu + ETHERNET_HEADER_BYTES);
-}
 
 function formatIssues(err: z.ZodError): string {
   return err.issues.map((i) => `  - ${i.path.join('.') || '(profile)'}: ${i.message}`).join('\n');

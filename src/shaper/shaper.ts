@@ -35,25 +35,9 @@ export interface AppliedShaper {
 
 const hex = (n: number) => n.toString(16);
 
-/**
- * HTB's token bucket lets an idle class send `burst` bytes at once: keep it one frame
- * (packet spacing is then exact), but at least 1 ms of rate so fast profiles are not
- * limited by timer granularity.
- */
-export function htbBurstBytes(rateKbit: number, mtu: number): number {
-  return Math.max(mtu + 14 + 100, Math.ceil((rateKbit * 1000) / 8 / 1000));
-}
-
-/**
- * What the trace step needs to replay this profile's bottleneck for QUIC BiF without keys
- * (src/trace/quic-model.ts). Undefined when a replay cannot know the queue: a shared queue
- * (other flows' packets in it), random loss (drops the queue did not make) or aggregated ACKs.
- */
-export function bottleneckModelOf(p: Profile): BottleneckModel | undefined {
-  // Aggregated ACKs leave later than the client sent them: the replay would misplace them.
-  if (p.queue !== 'per-flow' || p.lossPercent > 0 || p.ackAggregationMs > 0) return undefined;
-  return { rateKbit: p.rateKbit, bufferBytes: bufferBytes(p), delaySeconds: p.delayMs / 1000, burstBytes: htbBurstBytes(p.rateKbit, p.clientMtu) };
-}
+// Pure arithmetic shared with the analysis commands (which must not load the shaper).
+export { bottleneckModelOf, htbBurstBytes } from './bottleneck-model.js';
+import { htbBurstBytes } from './bottleneck-model.js';
 
 /** The `tc -batch` script for one veth: root HTB, default + shared class, per-flow classes. */
 export function htbBatch(dev: string, profile: Profile, slots: number, limitBytes: number, mtu: number): string {
