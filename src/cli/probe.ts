@@ -16,7 +16,7 @@ export function registerProbe(program: Command): void {
     .addOption(opt.region('local', 'lab region'))
     .addOption(opt.out('where run directories go', 'runs/probe'))
     .addOption(opt.lab())
-    .addOption(opt.count('--concurrency <n>', 'profiles probed at once, each through its own bottleneck and capture (default: one per core; 1: one after another)', 1, 16))
+    .addOption(opt.count('--concurrency <n>', 'profiles probed at once, each through its own bottleneck and capture (default: one per core but one, so a 2-core host runs them one after another)', 1, 16))
     .addOption(opt.json())
     .action(async (url: string, opts: { profile: string[]; repeat: number; region: string; out: string; lab: string; json?: boolean; concurrency?: number }, cmd: Command) => {
       // Everything is checked before anything is created: profiles, root, the lab, the URL.

@@ -52,7 +52,7 @@ export function registerRun(program: Command): void {
     .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
     .option('--store <file>', 'results store to index the run in (default <out>/ccbrowse.sqlite)')
     .option('--dry-run', 'load and type-check the scenario, then stop')
-    .addOption(opt.count('--concurrency <n>', 'profiles run at once, each with its own namespaces, browser and capture (default: one per core; 1: one after another)', 1, 16))
+    .addOption(opt.count('--concurrency <n>', 'profiles run at once, each with its own namespaces, browser and capture (default: one per core but one, so a 2-core host runs them one after another)', 1, 16))
     .addOption(opt.json())
     .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean; concurrency?: number }, cmd: Command) => {
       const { loadScenario, checkScenarioTypes, formatTypeIssues } = await import('../scenario/load.js');

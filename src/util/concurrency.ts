@@ -6,11 +6,13 @@
 import { availableParallelism } from 'node:os';
 
 /**
- * How many profile sessions a host runs at once: one per core (a session keeps about one core
- * busy: Chromium, the delay line and tcpdump), at least one.
+ * How many profile sessions a host runs at once: one per core but one (a session keeps about one
+ * core busy: Chromium, the delay line and tcpdump; the spare core keeps the delay line and the
+ * capture on time, since a host that holds the bottleneck back makes a verdict Unknown), at least
+ * one. A 2-core host runs profiles one after another unless --concurrency says otherwise.
  */
 export function profilesAtOnce(profiles: number, cores = availableParallelism()): number {
-  return Math.max(1, Math.min(profiles, cores));
+  return Math.max(1, Math.min(profiles, cores - 1));
 }
 
 /** Runs `work` on every item, `n` at a time, in order of the list; resolves when all are done. */

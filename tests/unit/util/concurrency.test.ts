@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { inBatches, profilesAtOnce } from '../../../src/util/concurrency.js';
 
 describe('profilesAtOnce', () => {
-  it('is one per core, never more than the profiles, at least one', () => {
-    expect(profilesAtOnce(2, 2)).toBe(2);
-    expect(profilesAtOnce(3, 2)).toBe(2);
+  it('is one per core but one, never more than the profiles, at least one', () => {
+    expect(profilesAtOnce(2, 2)).toBe(1);
+    expect(profilesAtOnce(2, 3)).toBe(2);
+    expect(profilesAtOnce(3, 8)).toBe(3);
     expect(profilesAtOnce(1, 8)).toBe(1);
     expect(profilesAtOnce(0, 2)).toBe(1);
     expect(profilesAtOnce(2, 1)).toBe(1);
