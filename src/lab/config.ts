@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { issueLines } from '../util/zod-issues.js';
 import { BadInputError } from '../util/errors.js';
 import { repoRoot } from '../util/paths.js';
 import { loadUserFile, type UserFileKind } from '../util/user-file.js';
@@ -146,8 +147,7 @@ export function deployment(cfg: LabConfig): DeployedOrigin[] {
 export function parseLabConfig(value: unknown, source: string): LabConfig {
   const parsed = labConfigSchema.safeParse(value);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(lab)'}: ${i.message}`).join('\n');
-    throw new BadInputError(`invalid lab configuration ${source}:\n${lines}`, 'see labs/default.ts for a valid example');
+    throw new BadInputError(`invalid lab configuration ${source}:\n${issueLines(parsed.error, 'lab')}`, 'see labs/default.ts for a valid example');
   }
   return parsed.data;
 }

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { issueLines } from '../util/zod-issues.js';
 import { BadInputError } from '../util/errors.js';
 import { repoRoot } from '../util/paths.js';
 import { loadUserFile, type UserFileKind } from '../util/user-file.js';
@@ -93,15 +94,11 @@ export function tcpPayloadBytes(p: Pick<Profile, 'clientMtu' | 'tcpMss'>): numbe
 }
 
 
-function formatIssues(err: z.ZodError): string {
-  return err.issues.map((i) => `  - ${i.path.join('.') || '(profile)'}: ${i.message}`).join('\n');
-}
-
 /** Validates an already-loaded object; `source` names the file in errors. */
 export function parseProfile(value: unknown, source: string): Profile {
   const parsed = profileSchema.safeParse(value);
   if (!parsed.success) {
-    throw new BadInputError(`invalid network profile ${source}:\n${formatIssues(parsed.error)}`,
+    throw new BadInputError(`invalid network profile ${source}:\n${issueLines(parsed.error, 'profile')}`,
       'see shapers/nebby-50.ts for a valid example');
   }
   return parsed.data;

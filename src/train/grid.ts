@@ -10,6 +10,7 @@
  * condition out of training and test on it.
  */
 import { z } from 'zod';
+import { issueLines } from '../util/zod-issues.js';
 import { regionSchema } from '../lab/config.js';
 import { BadInputError } from '../util/errors.js';
 import { loadUserFile } from '../util/user-file.js';
@@ -106,8 +107,7 @@ export function defineGrid(g: GridInput): GridInput {
 export function parseGrid(value: unknown, source: string): Grid {
   const parsed = gridSchema.safeParse(value);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(grid)'}: ${i.message}`).join('\n');
-    throw new BadInputError(`invalid conditions grid ${source}:\n${lines}`, 'see labs/grid.ts for a valid example');
+    throw new BadInputError(`invalid conditions grid ${source}:\n${issueLines(parsed.error, 'grid')}`, 'see labs/grid.ts for a valid example');
   }
   return parsed.data;
 }
