@@ -181,6 +181,15 @@ function fuseJudged(all: Verdict[]): Verdict {
     const parts = contested.map((l) => `${l} (${[...new Set(all.filter((v) => v.label === l).map((v) => v.source))].join(', ')})`);
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree: ${parts.join(' vs ')}`, shapeCluster: null };
   }
+  // Profiles that each named a CCA of their own and name different ones disagree, whatever the
+  // product of their posteriors favours. WHY: the product crowned one profile's answer over the
+  // other's (lab NewReno read NewReno at 200 kbit/s and HSTCP at 100: fused HSTCP at 0.96, 5 of
+  // 13 confident wrongs when leaving one grid condition out).
+  const named = verdicts.filter((v) => v.kind === 'cca').map((v) => ({ label: v.label, confidence: v.confidence, source: 'one profile' }));
+  if (named.length > 1 && mergeBbrVersions([...new Set(named.map((n) => n.label))].sort(), named).length > 1) {
+    const parts = [...new Set(named.map((n) => n.label))].map((l) => `${l} (${named.filter((n) => n.label === l).length} profile(s))`);
+    return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `profiles disagree: ${parts.join(' vs ')}`, shapeCluster: null };
+  }
   if (labels.length === 1 && lossAgnosticAlone(verdicts, votes)) {
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
       reason: `window kept through heavy loss in only ${verdicts.filter(keptWindow).length} of ${verdicts.length} profiles, and the other profile's flow, judged by its shape, matched no BBR class (${verdicts.map((v) => v.label).join(', ')})` };

@@ -104,3 +104,23 @@ describe('an answer from one judged profile whose flow never backed off', () => 
     expect(combineLossPosteriors(vs)!.label).toBe('X');
   });
 });
+
+describe('profiles that each named a different CCA', () => {
+  // Lab NewReno under a grid condition: NewReno at 200 kbit/s, HSTCP at 100 kbit/s; both flows lie
+  // inside both classes and the product of the posteriors favours HSTCP.
+  const namesNewReno = loss('NewReno', ['NewReno', 'HSTCP'], { NewReno: 0.75, HSTCP: 0.25 });
+  const namesHstcp = loss('HSTCP', ['NewReno', 'HSTCP'], { NewReno: 0.02, HSTCP: 0.98 });
+
+  it('disagree: Unknown, whatever the product favours', () => {
+    const vs = [profile('NewReno', [namesNewReno]), profile('HSTCP', [namesHstcp])];
+    expect(combineLossPosteriors(vs)!.label).toBe('HSTCP');
+    const f = fuseProfiles(vs);
+    expect(f.label).toBe('Unknown');
+    expect(f.reason).toMatch(/profiles disagree: .*NewReno.*HSTCP|profiles disagree: .*HSTCP.*NewReno/);
+  });
+
+  it('agree when one of them named nothing', () => {
+    const vs = [profile('Unknown', [loss('Unknown', ['NewReno', 'HSTCP'], { NewReno: 0.1, HSTCP: 0.9 })]), profile('HSTCP', [namesHstcp])];
+    expect(fuseProfiles(vs).label).toBe('HSTCP');
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * One model out of two trained with the same pipeline: the learned classes of `extra` join
+ * those of `base` as further groups of their labels (issue 16/17).
+ *
+ * WHY: the shipped model's learned classes come from lab rounds whose datasets are gone; they
+ * name the lab's own conditions well (the committed regression set) but know no other profile,
+ * path or controller. Classes trained elsewhere (the video profile, the conditions grid, issue
+ * 17's BBRv2/v3 senders) can sit beside them: the loss-based classifier sums a label's
+ * posterior over its groups and gates a flow against each group's own training flows, so a
+ * group adds the conditions it saw without moving the others. Rule classifiers and the
+ * pipeline stay the base's; the envelope becomes both models' envelopes together.
+ */
+import type { Model } from './model.js';
+import type { LossBasedParams } from './classifiers/lossBased.js';
+import { labelOf } from './classifiers/lossBased.js';
+
+const LOSS_BASED = 'loss-based';
+
+export interface SpliceOptions {
+  /** Appended to each added group (`CUBIC@tcp-nebby-50` -> `CUBIC@tcp-nebby-50.grid`), so both stay; none: an added group replaces the base's of the same name. */
+  groupSuffix?: string;
+  /** Only the added classes whose label passes. */
+  labels?: (label: string) => boolean;
+  /** Only the added classes whose group (`tcp-video`) passes. */
+  groups?: (group: string) => boolean;
+  note?: string;
+}
+
+const groupOf = (subclass: string): string => subclass.split('@')[1] ?? '';
+/** A pipeline as compared: an absent path correction is the default (none). */
+const pipelineKey = (m: Model): string => {
+  const p = { ...m.pipeline, path: m.pipeline.path ?? { fullRtt: false, invisiblePipe: false } } as Record<string, unknown>;
+  return JSON.stringify(Object.keys(p).sort().map((k) => [k, p[k]]));
+};
+
+export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): Model {
+  if (pipelineKey(base) !== pipelineKey(extra)) {
+    throw new Error('cannot splice models trained with different pipelines: their descriptors are not comparable');
+  }
+  const b = base.classifiers[LOSS_BASED] as LossBasedParams;
+  const x = extra.classifiers[LOSS_BASED] as LossBasedParams;
+  if (JSON.stringify(b.gnb.featureNames) !== JSON.stringify(x.gnb.featureNames)) throw new Error('cannot splice models with different descriptor features');
+  const added = x.gnb.classes
+    .filter((c) => (o.labels ? o.labels(labelOf(c.label)) : true) && (o.groups ? o.groups(groupOf(c.label)) : true))
+    .map((c) => ({ ...c, label: o.groupSuffix ? `${c.label}${o.groupSuffix}` : c.label }));
+  const addedNames = new Set(added.map((c) => c.label));
+  const classes = [...b.gnb.classes.filter((c) => !addedNames.has(c.label)), ...added];
+  // Uniform over labels, not over groups: a label trained in more conditions must not gain prior mass.
+  const groupsPerLabel = new Map<string, number>();
+  for (const c of classes) groupsPerLabel.set(labelOf(c.label), (groupsPerLabel.get(labelOf(c.label)) ?? 0) + 1);
+  const labels = groupsPerLabel.size;
+  const priced = classes.map((c) => ({ ...c, prior: 1 / (labels * groupsPerLabel.get(labelOf(c.label))!) }));
+  const lossBased: LossBasedParams = { ...b, gnb: { ...b.gnb, classes: priced } };
+  const examplesPerLabel = { ...base.trainedOn.examplesPerLabel };
+  for (const [k, v] of Object.entries(extra.trainedOn.examplesPerLabel)) if (!o.labels || o.labels(k)) examplesPerLabel[k] = (examplesPerLabel[k] ?? 0) + v;
+  const envelope = base.envelope && extra.envelope
+    ? { ...base.envelope, tcp: [...base.envelope.tcp, ...extra.envelope.tcp], quic: [...base.envelope.quic, ...extra.envelope.quic] }
+    : base.envelope ?? extra.envelope;
+  const out: Model = {
+    ...base,
+    classes: [...new Set([...base.classes, ...priced.map((c) => labelOf(c.label))])].sort(),
+    classifiers: { ...base.classifiers, [LOSS_BASED]: lossBased },
+    ...(envelope ? { envelope } : {}),
+    note: `${base.note}; ${o.note ?? `spliced with ${extra.trainedOn.source}`}`,
+    trainedOn: {
+      ...base.trainedOn,
+      source: `${base.trainedOn.source} + ${extra.trainedOn.source}`,
+      examples: base.trainedOn.examples + extra.trainedOn.examples,
+      examplesPerLabel,
+    },
+  };
+  return out;
+}
