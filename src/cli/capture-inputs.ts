@@ -32,5 +32,6 @@ export function captureInputs(path: string, o: ClassifyCaptureOptions): { pcap: 
   }
   const ownKeylog = join(path, 'keylog.txt');
   const keylog = o.keylog ?? (existsSync(ownKeylog) ? ownKeylog : undefined);
-  return { pcap: join(path, 'capture.pcap'), keylog, clientIps, bottleneck, ...(rateKbit ? { rateKbit } : {}), ...(disturbance ? { disturbance } : {}) };
+  const pcap = existsSync(join(path, 'capture.pcap')) ? join(path, 'capture.pcap') : existsSync(join(path, 'capture.pcap.gz')) ? join(path, 'capture.pcap.gz') : join(path, 'capture.pcap');
+  return { pcap, keylog, clientIps, bottleneck, ...(rateKbit ? { rateKbit } : {}), ...(disturbance ? { disturbance } : {}) };
 }

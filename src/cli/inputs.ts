@@ -3,12 +3,12 @@
  * globs (quoted, so the shell left them alone) and directories walked recursively. A folder
  * holding `capture.pcap` is one input (a probe run directory, or one profile of a scenario run,
  * which brings its key log and profile); elsewhere every `.pcap`, `.pcapng` and `.cap` file
- * found is one. Globs use tinyglobby (the small, widely used matcher under vite and vitest).
+ * found is one (gzip-compressed ones too: `.pcap.gz`). Globs use tinyglobby (the small, widely used matcher under vite and vitest).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
-const CAPTURE_FILE = /\.(pcap|pcapng|cap)$/i;
+const CAPTURE_FILE = /\.(pcap|pcapng|cap)(\.gz)?$/i;
 const GLOB_CHARS = /[*?[\]{}]/;
 
 export interface CaptureInputs {
@@ -24,7 +24,7 @@ function isDir(p: string): boolean {
 
 /** A directory's captures: run directories as one input each, capture files otherwise. */
 function walk(dir: string, out: string[]): void {
-  if (existsSync(join(dir, 'capture.pcap'))) { out.push(dir); return; }
+  if (existsSync(join(dir, 'capture.pcap')) || existsSync(join(dir, 'capture.pcap.gz'))) { out.push(dir); return; }
   let names: string[];
   try { names = readdirSync(dir).sort(); } catch { return; }
   for (const n of names) {

@@ -7,7 +7,8 @@
  * lengths, bad pcapng trailers, unknown link types) throws a BadInputError naming the file and
  * byte offset; a last record cut short (capture killed mid-write) ends the read with a warning.
  */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
 import { BadInputError } from '../util/errors.js';
 import { decodeFrame, isSupportedLinkType, linkTypeName } from './decode.js';
 import { PacketRecord, type PacketVisitor } from './packet.js';
@@ -365,7 +366,11 @@ function setNgTime(rec: PacketRecord, high: number, low: number, iface: NgInterf
   }
 }
 
-/** Reads a capture file chunk by chunk, calling `visit` with the reused record for every packet. */
+/**
+ * Reads a capture file chunk by chunk, calling `visit` with the reused record for every packet.
+ * A gzip-compressed capture (`.pcap.gz`, as captures taken elsewhere are often shared) is
+ * inflated on the fly, never whole in memory.
+ */
 export async function readCapture(path: string, visit: PacketVisitor, opts: ReadOptions = {}): Promise<CaptureInfo> {
   let fh;
   try {
@@ -375,30 +380,72 @@ export async function readCapture(path: string, visit: PacketVisitor, opts: Read
     throw new BadInputError(`${path}: cannot open the capture (${e.code ?? e.message})`, 'check the path and its permissions');
   }
   try {
+    const magic = Buffer.alloc(2);
+    await fh.read(magic, 0, 2, 0);
     const parser = new CaptureParser(path, visit);
-    let buf = Buffer.allocUnsafe(Math.max(256, opts.chunkSize ?? 4 * 1024 * 1024));
-    let view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    let filled = 0;
-    let base = 0;
-    for (;;) {
-      if (filled === buf.length) {
-        // One record does not fit: grow (the parser bounded `need` before asking).
-        const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, parser.need));
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
-        view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-      }
-      const { bytesRead } = await fh.read(buf, filled, buf.length - filled, null);
-      filled += bytesRead;
-      const eof = bytesRead === 0;
-      const pos = parser.parse(buf, view, 0, filled, base, eof);
-      if (eof) return parser.info(base + filled);
-      buf.copyWithin(0, pos, filled);
-      filled -= pos;
-      base += pos;
-    }
+    const chunkSize = Math.max(256, opts.chunkSize ?? 4 * 1024 * 1024);
+    if (magic[0] === 0x1f && magic[1] === 0x8b) return await parseStream(parser, inflated(path, fh), chunkSize);
+    return await parseStream(parser, fileChunks(fh), chunkSize);
   } finally {
     await fh.close();
+  }
+}
+
+type FillFrom = (buf: Buffer, at: number) => Promise<number>;
+
+/** Reads straight into the parse buffer: no copy. */
+function fileChunks(fh: FileHandle): FillFrom {
+  let pos = 0;
+  return async (buf, at) => {
+    const { bytesRead } = await fh.read(buf, at, buf.length - at, pos);
+    pos += bytesRead;
+    return bytesRead;
+  };
+}
+
+/** The file's bytes through gunzip, handed out as the parse buffer has room. */
+function inflated(path: string, fh: FileHandle): FillFrom {
+  const it = fh.createReadStream({ start: 0, autoClose: false }).pipe(createGunzip())[Symbol.asyncIterator]();
+  let pending: Buffer | null = null;
+  return async (buf, at) => {
+    if (!pending || pending.length === 0) {
+      let next;
+      try {
+        next = await it.next();
+      } catch (err) {
+        throw new BadInputError(`${path}: the gzip stream is corrupt (${(err as Error).message})`, 'check the file; `gzip -t` tests it');
+      }
+      if (next.done) return 0;
+      pending = next.value as Buffer;
+    }
+    const n = Math.min(pending.length, buf.length - at);
+    pending.copy(buf, at, 0, n);
+    pending = pending.subarray(n);
+    return n;
+  };
+}
+
+async function parseStream(parser: CaptureParser, fill: FillFrom, chunkSize: number): Promise<CaptureInfo> {
+  let buf = Buffer.allocUnsafe(chunkSize);
+  let view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let filled = 0;
+  let base = 0;
+  for (;;) {
+    if (filled === buf.length) {
+      // One record does not fit: grow (the parser bounded `need` before asking).
+      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, parser.need));
+      buf.copy(bigger, 0, 0, filled);
+      buf = bigger;
+      view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    const bytesRead = await fill(buf, filled);
+    filled += bytesRead;
+    const eof = bytesRead === 0;
+    const pos = parser.parse(buf, view, 0, filled, base, eof);
+    if (eof) return parser.info(base + filled);
+    buf.copyWithin(0, pos, filled);
+    filled -= pos;
+    base += pos;
   }
 }
 
