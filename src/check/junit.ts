@@ -9,6 +9,8 @@
 import { hostname } from 'node:os';
 import type { CheckCase, CheckReport } from '../results/check.js';
 import { caseMessage, observedText, reportLinkOf } from './format.js';
+import { pointsElsewhere } from './judge.js';
+import { labelAllowed, parseLabelSpec } from './labels.js';
 import { isAnswer } from './observe.js';
 
 /** XML 1.0 allows tab, LF, CR and from U+0020 on (minus surrogates and U+FFFE/F): drop the rest. */
@@ -29,7 +31,7 @@ function details(c: CheckCase): string {
   const lines = [
     `expected: ${c.expectation.cca.join(' or ')} (minimum confidence ${c.expectation.minConfidence}, a non-answer counts as: ${c.expectation.onNonAnswer})`,
     `observed: ${observedText(c)}`,
-    ...c.observed.map((o) => `  ${o.subject}: ${o.label} (${o.kind}, confidence ${o.confidence.toFixed(2)}), ${o.flows} flow(s), ${o.bytes} bytes, seen in ${o.runsSeen} run(s): ${o.reason}`),
+    ...c.observed.map((o) => `  ${o.subject}: ${o.label} (${o.kind}, confidence ${o.confidence.toFixed(2)}${o.withheld ? `; the classifier's best ${o.withheld.label} at ${o.withheld.confidence.toFixed(2)}, below its ${o.withheld.minAnswer} minimum answer` : ''}), ${o.flows} flow(s), ${o.bytes} bytes, seen in ${o.runsSeen} run(s): ${o.reason}`),
     `reason: ${c.reason}`,
     `written at: ${c.source.file}${c.source.line ? `:${c.source.line}` : ''}`,
     ...c.runs.map((r) => `run ${r.runId} (${r.status}${r.incompleteReason ? `: ${r.incompleteReason}` : ''}): ${r.dir}, report: ${r.reportUrl}`),
@@ -37,9 +39,11 @@ function details(c: CheckCase): string {
   return lines.join('\n');
 }
 
-/** failure's type: the service answered with another controller, or gave no answer. */
+/** failure's type: the evidence names another controller (an answer, or a held-back best label), or there was no answer. */
 function failureType(c: CheckCase): string {
-  return c.observed.some((o) => isAnswer(o.kind) && o.confidence >= c.expectation.minConfidence) ? 'unexpected-cca' : 'no-answer';
+  const x = { cca: c.expectation.cca.map(parseLabelSpec), minConfidence: c.expectation.minConfidence };
+  const elsewhere = c.observed.some((o) => (isAnswer(o.kind) && o.confidence >= x.minConfidence && !labelAllowed(x.cca, o.label)) || pointsElsewhere(x, o));
+  return elsewhere ? 'unexpected-cca' : 'no-answer';
 }
 
 function testcase(c: CheckCase, classname: string): string {

@@ -34,6 +34,8 @@ export interface CheckRun {
   byHost: HostRow[];
   byAssetType: TypeRow[];
   byHostAssetType: HostTypeRow[];
+  /** The page's requests no server answered, per host and asset type (summary.json). */
+  unanswered: SummaryFile['unanswered'];
 }
 
 /** Whose a non-answer is: see the file's comment. */
@@ -52,6 +54,11 @@ export interface Observation {
   /** Ballots per label, when more than one run saw it. */
   votes?: Record<string, number>;
   reason: string;
+  /**
+   * For a "low confidence" Unknown: the classifier's best label, held back because its
+   * calibrated confidence stayed below the model's minimum answer (over runs: their vote).
+   */
+  withheld?: { label: string; confidence: number; minAnswer: number };
   /** For a non-answer (kind other than cca and media). */
   nonAnswer?: { cause: NonAnswerCause; detail: string; retryHelps: boolean };
 }
@@ -85,6 +92,20 @@ function rowsOf(x: PlannedExpectation, run: CheckRun): Array<{ subject: string; 
   return run.byAssetType.filter((r) => r.assetType === x.assetType).map((row) => ({ subject: row.assetType, row }));
 }
 
+/**
+ * When no run answered, the runs' held-back answers vote as answers would (the same rule:
+ * non-answers abstain and lower the confidence, a tie is none), so several runs leaning the
+ * same way show where the evidence points.
+ */
+function withheldVote(rows: readonly Row[], runIds: readonly string[]): Observation['withheld'] {
+  if (!rows.some((r) => r.withheld)) return undefined;
+  const v = majorityVote(rows.map((r, i) => (r.withheld
+    ? { runId: runIds[i], label: r.withheld.label, kind: 'cca', confidence: r.withheld.confidence }
+    : { runId: runIds[i], label: r.label, kind: r.kind, confidence: r.confidence })));
+  if (v.kind !== 'cca') return undefined;
+  return { label: v.label, confidence: v.confidence, minAnswer: Math.max(...rows.map((r) => r.withheld?.minAnswer ?? 0)) };
+}
+
 /** Every subject the expectation matches in the runs, each voted over the runs that saw it. */
 export function observe(x: PlannedExpectation, runs: readonly CheckRun[]): Observation[] {
   const bySubject = new Map<string, Array<{ run: CheckRun; row: Row }>>();
@@ -97,10 +118,12 @@ export function observe(x: PlannedExpectation, runs: readonly CheckRun[]): Obser
     let o: Observation;
     if (seen.length === 1) {
       const r = seen[0].row;
-      o = { subject, label: r.label, kind: r.kind, confidence: r.confidence, flows, bytes, runsSeen: 1, reason: r.reason };
+      o = { subject, label: r.label, kind: r.kind, confidence: r.confidence, flows, bytes, runsSeen: 1, reason: r.reason, ...(r.withheld ? { withheld: r.withheld } : {}) };
     } else {
       const v = majorityVote(seen.map((s) => ({ runId: s.run.runId, label: s.row.label, kind: s.row.kind, confidence: s.row.confidence })));
       o = { subject, label: v.label, kind: v.kind, confidence: v.confidence, flows, bytes, runsSeen: seen.length, votes: v.votes, reason: v.reason };
+      const w = v.answers === 0 ? withheldVote(seen.map((s) => s.row), seen.map((s) => s.run.runId)) : undefined;
+      if (w) o.withheld = w;
     }
     if (!isAnswer(o.kind)) {
       // A vote without an answer: every ballot was a non-answer, or the answers tied.

@@ -20,11 +20,11 @@ import type { Measurement } from './report.js';
 export function readCheckRun(dir: string): CheckRun & { group?: string } {
   const run = parseFile(join(dir, 'run.json'), runSchema);
   const summaryPath = join(dir, SUMMARY_FILE);
-  let rows: Pick<CheckRun, 'byHost' | 'byAssetType' | 'byHostAssetType'> = { byHost: [], byAssetType: [], byHostAssetType: [] };
+  let rows: Pick<CheckRun, 'byHost' | 'byAssetType' | 'byHostAssetType' | 'unanswered'> = { byHost: [], byAssetType: [], byHostAssetType: [], unanswered: [] };
   if (existsSync(summaryPath)) {
     const s = readSummaryFile(summaryPath);
     if (s.runId !== run.runId) throw new BadInputError(`${summaryPath}: runId "${s.runId}" differs from run.json's "${run.runId}"`, `re-run \`ccbrowse analyze ${dir}\``);
-    rows = { byHost: s.byHost, byAssetType: s.byAssetType, byHostAssetType: s.byHostAssetType };
+    rows = { byHost: s.byHost, byAssetType: s.byAssetType, byHostAssetType: s.byHostAssetType, unanswered: s.unanswered };
   } else if (run.status === 'complete') {
     throw new BadInputError(`${dir} has no ${SUMMARY_FILE} (recorded before ccbrowse wrote it)`, `\`ccbrowse analyze ${dir}\` writes it`);
   }

@@ -140,7 +140,8 @@ export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations 
   const p = jsonNumber(calibrate(map, score)) ?? 0;
   if (p < c.minAnswer) {
     return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
-      reason: `low confidence: ${v.label} would be right about ${Math.round(100 * p)} times in 100 under conditions like these (${v.reason})` };
+      reason: `low confidence: ${v.label} would be right about ${Math.round(100 * p)} times in 100 under conditions like these (${v.reason})`,
+      withheld: { label: v.label, confidence: p, minAnswer: c.minAnswer } };
   }
   return { ...v, confidence: p };
 }

@@ -86,6 +86,18 @@ export interface Verdict {
   notes?: string[];
   /** The conditions the verdict was read under, and whether the model was trained under such. */
   conditions?: VerdictConditions;
+  /**
+   * For a "low confidence" Unknown: the answer the calibration held back, with its calibrated
+   * confidence and the model's minimum answer it fell below. Not an answer: readers that
+   * weigh evidence (a check) may show it and weigh it against their own bar.
+   */
+  withheld?: WithheldAnswer;
+}
+
+export interface WithheldAnswer {
+  label: string;
+  confidence: number;
+  minAnswer: number;
 }
 
 export interface VerdictConditions {
@@ -168,5 +180,6 @@ export const verdictSchema: z.ZodType<Verdict> = z.lazy(() =>
       outsideReason: z.string().nullable(),
       disturbed: z.string().nullable(),
     }).optional(),
+    withheld: z.object({ label: z.string(), confidence: z.number().min(0).max(1), minAnswer: z.number().min(0).max(1) }).optional(),
   }) as z.ZodType<Verdict>,
 );

@@ -82,6 +82,12 @@ export const regionSchema = z.object({
   cca: z.record(z.string(), z.string()).default({}),
   /** Origins present in this region (default: all). */
   origins: z.array(originName).optional(),
+  /**
+   * Origins of this region that never answer (a hung server, a middlebox that swallows
+   * requests): their hosts resolve and the TCP handshake completes, then not one byte comes
+   * back. TCP origins only.
+   */
+  silent: z.array(originName).optional(),
 }).strict();
 
 export const labConfigSchema = z.object({
@@ -101,8 +107,13 @@ export const labConfigSchema = z.object({
     names.add(o.name);
   }
   for (const [i, r] of cfg.regions.entries()) {
-    for (const o of [...(r.origins ?? []), ...Object.keys(r.cca)]) {
+    for (const o of [...(r.origins ?? []), ...Object.keys(r.cca), ...(r.silent ?? [])]) {
       if (!names.has(o)) ctx.addIssue({ code: 'custom', path: ['regions', i], message: `unknown origin ${o}` });
+    }
+    for (const o of r.silent ?? []) {
+      const origin = cfg.origins.find((x) => x.name === o);
+      if (origin && origin.serve !== 'tcp') ctx.addIssue({ code: 'custom', path: ['regions', i, 'silent'], message: `a silent origin accepts TCP connections: ${o} is not a TCP origin` });
+      if (origin && r.origins && !r.origins.includes(o)) ctx.addIssue({ code: 'custom', path: ['regions', i, 'silent'], message: `silent origin ${o} is not one of the region's origins` });
     }
     if (r.crossTraffic) {
       const from = cfg.origins.find((x) => x.name === r.crossTraffic!.from);
@@ -131,6 +142,8 @@ export interface DeployedOrigin {
   region: string;
   origin: OriginConfig;
   cca: string;
+  /** Accepts connections and never answers (the region's `silent`). */
+  silent: boolean;
 }
 
 export function deployment(cfg: LabConfig): DeployedOrigin[] {
@@ -138,7 +151,7 @@ export function deployment(cfg: LabConfig): DeployedOrigin[] {
   for (const region of cfg.regions) {
     for (const origin of cfg.origins) {
       if (region.origins && !region.origins.includes(origin.name)) continue;
-      out.push({ region: region.name, origin, cca: region.cca[origin.name] ?? origin.cca });
+      out.push({ region: region.name, origin, cca: region.cca[origin.name] ?? origin.cca, silent: region.silent?.includes(origin.name) ?? false });
     }
   }
   return out;

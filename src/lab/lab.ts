@@ -13,7 +13,7 @@ import type { CleanupStack } from '../net/cleanup.js';
 import { launch, startProcess } from '../net/launch.js';
 import { ensureLabCerts, DEFAULT_LAB_CERT_NAMES } from './certs.js';
 import { buildLabSites } from './sites/build.js';
-import { startOrigin } from './origin/index.js';
+import { startOrigin, startSilentOrigin } from './origin/index.js';
 import { startQuicOrigin } from './quic/index.js';
 import { deployment, type LabConfig } from './config.js';
 import { addOriginNamespace, createLabRouter, newLabId, originNsName, type LabNet, type RegionPath } from './network.js';
@@ -62,7 +62,11 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
       const ip = await addOriginNamespace(stack, net, region, originIndex.get(d.origin.name)!, ns);
       const gt = join(dataDir, 'gt', `${d.region}-${d.origin.name}.jsonl`);
       const base = { region: d.region, name: d.origin.name, hosts: d.origin.hosts, cca: d.cca, ip, port: 443, netns: ns, groundTruth: gt };
-      if (d.origin.serve === 'tcp') {
+      if (d.silent) {
+        // Accepts and holds every connection, answers nothing: no controller, no ground truth to sample.
+        const o = await startSilentOrigin({ listen: `${ip}:443`, name: `${d.origin.name}@${d.region}`, netns: ns, stack, signal });
+        origins.push({ ...base, serve: 'tcp', pid: o.pid, silent: true });
+      } else if (d.origin.serve === 'tcp') {
         // Before the server starts: its listening socket, and every connection it accepts, use it.
         await setNamespaceCca(ns, d.cca, stack);
         await applySenderOptions(ns, region.gateway, region.path.sender);
@@ -77,7 +81,7 @@ export async function startLab(stack: CleanupStack, cfg: LabConfig, opts: {
           cert: certs.certPath, key: certs.keyPath, stats: gt, netns: ns, cleanup: stack, signal });
         origins.push({ ...base, serve: 'h3', stack: d.origin.stack, pid: o.pid });
       }
-      say(`  ${d.origin.name}@${d.region}: ${ip} ${d.origin.serve} ${d.cca}`);
+      say(`  ${d.origin.name}@${d.region}: ${ip} ${d.silent ? 'silent (accepts, never answers)' : `${d.origin.serve} ${d.cca}`}`);
     }
   };
   await Promise.all([worker(), worker(), worker()]);

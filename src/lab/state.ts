@@ -23,6 +23,8 @@ export interface LabOriginState {
   /** Server-side ground truth, JSON lines (tcp_info samples or QUIC stats). */
   groundTruth: string;
   requestLog?: string;
+  /** Accepts connections and never answers (the region's `silent`): no controller serves. */
+  silent?: boolean;
 }
 
 export interface LabState {

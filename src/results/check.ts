@@ -29,6 +29,8 @@ export const observationSchema = z.object({
   runsSeen: count,
   votes: z.record(z.string(), count).optional(),
   reason: z.string(),
+  /** A "low confidence" Unknown's held-back answer: the classifier's best label, its calibrated confidence, the model's minimum answer. */
+  withheld: z.object({ label: z.string(), confidence, minAnswer: confidence }).optional(),
   nonAnswer: z.object({ cause: z.enum(['measurement', 'service']), detail: z.string(), retryHelps: z.boolean() }).optional(),
 });
 

@@ -30,18 +30,25 @@ export const profileVerdictSchema = z.object({
   notJudged: z.object({ cause: z.enum(['outside-training', 'host-disturbed']), reason: z.string() }).optional(),
 });
 
+export const withheldSchema = z.object({ label: z.string().min(1), confidence, minAnswer: confidence });
+
 const rowVerdict = {
   label: z.string().min(1),
   /** cca | short-flow | application-limited | unknown | media */
   kind: z.string().min(1),
   confidence,
   reason: z.string(),
+  /** A "low confidence" Unknown's held-back answer: label, calibrated confidence, the model's minimum answer. */
+  withheld: withheldSchema.optional(),
   perProfile: z.record(z.string(), profileVerdictSchema),
 };
 
 export const hostRowSchema = z.object({ ...rowVerdict, host: z.string(), assetTypes: z.array(z.string()), protocol: z.string(), flows: count, bytes: amount });
 export const assetTypeRowSchema = z.object({ ...rowVerdict, assetType: z.string().min(1), hosts: z.array(z.string()), protocols: z.array(z.string()), flows: count, bytes: amount });
 export const hostAssetTypeRowSchema = z.object({ ...rowVerdict, host: z.string(), assetType: z.string().min(1), protocols: z.array(z.string()), flows: count, bytes: amount });
+
+/** Requests of a host and asset type that got no response (a host that never answered). */
+export const unansweredRowSchema = z.object({ host: z.string(), assetType: z.string().min(1), requests: count, perProfile: z.record(z.string(), z.array(z.string())) });
 
 export const summaryFileSchema = z.object({
   schemaVersion: z.literal(SUMMARY_SCHEMA_VERSION),
@@ -54,6 +61,8 @@ export const summaryFileSchema = z.object({
   byHostAssetType: z.array(hostAssetTypeRowSchema),
   /** Share of the page's bytes tied to flows, per profile. */
   byteCoverage: z.record(z.string(), amount),
+  /** The page's requests no server answered, per host and asset type (absent in older files). */
+  unanswered: z.array(unansweredRowSchema).default([]),
 });
 
 export type SummaryFile = z.infer<typeof summaryFileSchema>;

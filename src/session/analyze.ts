@@ -38,6 +38,8 @@ export interface ProfileAnalysis {
   /** Host and asset types carried, by flow id. */
   flowInfo: Map<string, { host: string; assetBytes: Record<string, number>; protocol: FlowRecord['protocol']; bytesDown: number }>;
   byteCoverage: number;
+  /** The page's requests that got no response at all (no status): a host that never answered. */
+  unanswered?: Array<{ host: string; assetType: string; failed: string | null }>;
   warnings: string[];
 }
 
@@ -143,8 +145,13 @@ export async function analyzeProfile(dir: string, profile: string, model: Model,
       startMs, endMs: Math.max(startMs, ((c.request.endTime ?? c.request.startTime) - t0) * 1000),
     };
   });
+  const unanswered = corr.requests.filter((c) => !c.background && c.request.status === null).map((c) => {
+    let host = '';
+    try { host = new URL(c.request.url).hostname; } catch { /* stays empty */ }
+    return { host, assetType: c.assetType, failed: c.request.failed };
+  });
   annotateHar(dir, corr.requests.map((c) => ({ url: c.request.url, flowId: c.flow ? fid(c.flow) : null, assetType: c.assetType })), verdicts);
-  return { profile, flows, assets, verdicts, rawVerdicts, flowInfo, byteCoverage: corr.byteCoverage, warnings };
+  return { profile, flows, assets, verdicts, rawVerdicts, flowInfo, byteCoverage: corr.byteCoverage, unanswered, warnings };
 }
 
 /**

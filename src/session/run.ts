@@ -34,7 +34,7 @@ import { ARTIFACTS, runBrowserSession } from './browser-session.js';
 import { analyzeProfile, DISTURBANCE_FILE, modelId, REQUESTS_FILE, type ProfileAnalysis } from './analyze.js';
 import { disturbanceOf, loadAverage } from '../shaper/disturbance.js';
 import { formatBytes, formatProgress, ProgressMeter, type ProgressSample } from './progress.js';
-import { summarize, summarizeAssetTypes, summarizeHostAssetTypes, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow } from './summary.js';
+import { summarize, summarizeAssetTypes, summarizeHostAssetTypes, summarizeUnanswered, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow } from './summary.js';
 import { SUMMARY_FILE, SUMMARY_SCHEMA_VERSION, writeSummaryFile } from '../results/summary.js';
 
 export { summarize, summarizeAssetTypes, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow, type ProgressSample };
@@ -277,11 +277,12 @@ export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rul
     byAssetType: summarizeAssetTypes(analyses, model.calibration),
     byHostAssetType: summarizeHostAssetTypes(analyses, model.calibration),
     byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])),
+    unanswered: summarizeUnanswered(analyses),
   };
   // Before run.json (written last by writeRunFiles): a run directory that has run.json has its summary.
   writeSummaryFile(join(dir, SUMMARY_FILE), {
     schemaVersion: SUMMARY_SCHEMA_VERSION, runId, model: modelName, analysedAt,
-    byHost: rows.summary, byAssetType: rows.byAssetType, byHostAssetType: rows.byHostAssetType, byteCoverage: rows.byteCoverage,
+    byHost: rows.summary, byAssetType: rows.byAssetType, byHostAssetType: rows.byHostAssetType, byteCoverage: rows.byteCoverage, unanswered: rows.unanswered,
   });
   writeRunFiles(dir, {
     run,

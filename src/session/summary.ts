@@ -8,7 +8,7 @@
  */
 import type { Calibrations } from '../classify/calibration.js';
 import { fuseProfiles } from '../classify/index.js';
-import type { Verdict } from '../classify/verdict.js';
+import type { Verdict, WithheldAnswer } from '../classify/verdict.js';
 import type { ProfileAnalysis } from './analyze.js';
 
 /** What one profile contributed to a row: the verdict of its largest flow. */
@@ -38,6 +38,8 @@ interface RowVerdict {
   kind: string;
   confidence: number;
   reason: string;
+  /** A "low confidence" Unknown's held-back answer (fusion.ts): its label, calibrated confidence, the model's minimum answer. */
+  withheld?: WithheldAnswer;
   perProfile: Record<string, ProfileVerdict>;
 }
 
@@ -92,7 +94,7 @@ function fused(perProfile: Map<string, Candidate>, media: boolean, calibration?:
   const verdicts = [...perProfile.values()].map((x) => x.v);
   // Fused (and calibrated) even for one profile: its confidence then says how often such verdicts were right.
   const f = verdicts.length ? fuseProfiles(verdicts, { calibration }) : undefined;
-  return { label: f?.label ?? 'Unknown', kind: f?.kind ?? 'unknown', confidence: f?.confidence ?? 0, reason: f?.reason ?? 'no classifiable flow', perProfile: pp };
+  return { label: f?.label ?? 'Unknown', kind: f?.kind ?? 'unknown', confidence: f?.confidence ?? 0, reason: f?.reason ?? 'no classifiable flow', ...(f?.withheld ? { withheld: f.withheld } : {}), perProfile: pp };
 }
 
 function durations(a: ProfileAnalysis): Map<string, number> {
@@ -171,4 +173,34 @@ export function summarizeHostAssetTypes(analyses: ProfileAnalysis[], calibration
     host: t.host, assetType: t.assetType, protocols: [...t.protocols].sort(), flows: t.flows, bytes: Math.round(t.bytes),
     ...fused(t.perProfile, t.assetType === 'webrtc', calibration),
   })).sort((a, b) => a.host.localeCompare(b.host) || a.assetType.localeCompare(b.assetType));
+}
+
+/** Requests of one host and asset type that got no response in any profile's run of the page. */
+export interface UnansweredRow {
+  host: string;
+  assetType: string;
+  /** Requests without a response, over all profiles. */
+  requests: number;
+  /** What the browser said of each (e.g. "net::ERR_ABORTED"), per profile. */
+  perProfile: Record<string, string[]>;
+}
+
+/**
+ * The page's requests no server answered (no response status): what a check says when a host
+ * never answered ("no flow answered"), instead of only "not seen".
+ */
+export function summarizeUnanswered(analyses: ProfileAnalysis[]): UnansweredRow[] {
+  const rows = new Map<string, UnansweredRow>();
+  for (const a of analyses) {
+    for (const u of a.unanswered ?? []) {
+      const key = `${u.host}\u0000${u.assetType}`;
+      const r = rows.get(key) ?? { host: u.host, assetType: u.assetType, requests: 0, perProfile: {} };
+      r.requests++;
+      const why = u.failed ?? 'no response';
+      const mine = r.perProfile[a.profile] ?? (r.perProfile[a.profile] = []);
+      if (!mine.includes(why)) mine.push(why);
+      rows.set(key, r);
+    }
+  }
+  return [...rows.values()].sort((a, b) => a.host.localeCompare(b.host) || a.assetType.localeCompare(b.assetType));
 }

@@ -6,7 +6,8 @@
  * - region "good" (video from a BBR origin): exit 0, the JUnit case passes;
  * - region "moved" (the same host serves the video from CUBIC): exit 1, a JUnit failure
  *   naming the asset type, the expected and the observed labels and the run's report page;
- * - region "silent" (the site never answers): exit 4, inconclusive, not a pass;
+ * - region "silent" (the video's host accepts connections and never sends a byte): exit 4,
+ *   inconclusive with "no flow answered" naming the host, not a pass;
  * - `--from-runs` on the run directories gives the verdicts the live checks gave, with no
  *   browser; with a baseline where the video was BBR it reports the drift; with
  *   GITHUB_ACTIONS set it prints annotations and writes the job summary.
@@ -95,13 +96,15 @@ describe.skipIf(!isRoot)('ccbrowse check against the lab', () => {
     expect(report.outcome).toBe('fail');
     const c = report.cases[0];
     expect(c).toMatchObject({ region: 'moved', verdict: 'fail' });
-    // CUBIC, or (one profile on a busy machine) no answer: never BBR, never a pass.
-    expect(c.observed[0].label).toMatch(/^(CUBIC|Unknown)$/);
+    // CUBIC: answered, or the classifier's best label held back below its minimum answer
+    // (the shipped model's calibration puts this CUBIC near 0.79); never BBR, never a pass.
+    const o = c.observed[0];
+    const observed = o.label === 'CUBIC' ? o.label : o.withheld?.label;
+    expect(observed, JSON.stringify(o)).toBe('CUBIC');
     const failure = /<failure message="([^"]*)" type="([^"]*)"/.exec(junit);
     expect(failure, junit).not.toBeNull();
-    expect(failure![1]).toMatch(/^video in moved: /);
-    expect(failure![1]).toMatch(c.observed[0].label === 'CUBIC' ? /expected BBR, observed CUBIC \(0\.\d\d\)/ : /expected BBR, no answer \(Unknown: /);
-    expect(failure![2]).toBe(c.observed[0].label === 'CUBIC' ? 'unexpected-cca' : 'no-answer');
+    expect(failure![1]).toMatch(/^video in moved: expected BBR, observed CUBIC \([01]\.\d\d(, below the classifier's [\d.]+ minimum answer)?\)/);
+    expect(failure![2]).toBe('unexpected-cca');
     expect(junit).toContain(`https://qa.example/ccb/sites/`);
     expect(junit).toContain(encodeURIComponent(c.runs[0].runId));
   }, 900_000);
@@ -113,9 +116,11 @@ describe.skipIf(!isRoot)('ccbrowse check against the lab', () => {
     const c = report.cases[0];
     expect(c.verdict).toBe('inconclusive');
     expect(c.observed).toEqual([]);
-    expect(c.reason).toMatch(/no video seen in silent/);
+    // The video's host accepted the connection and never answered: the reason names it.
+    expect(c.reason).toMatch(/^no flow answered for video in silent after 1 run\(s\): \d+ request\(s\) to media\.lab\.ccb\.test without a response/);
     expect(c.runs).toHaveLength(1);
     expect(c.runs[0].status).toBe('incomplete');
+    expect(c.seconds, 'the fetch gave up within the scenario\'s own limits').toBeLessThan(240);
     expect(junit).toMatch(/<(skipped|error)[ >]/);
     expect(junit).not.toContain('<failure');
   }, 600_000);
@@ -145,7 +150,7 @@ describe.skipIf(!isRoot)('ccbrowse check against the lab', () => {
     expect(r.err).toMatch(/^::warning /m);
     const md = readFileSync(summary, 'utf8');
     expect(md).toContain('video is BBR');
-    expect(md).toContain(`| moved | ${live.moved.report.cases[0].observed[0].label}`);
+    expect(md).toMatch(/\| moved \| CUBIC [01]\.\d\d/);
     expect(md).toMatch(/Since the baseline/);
     expect(existsSync(join(out, 'ccbrowse.sqlite'))).toBe(true);
   }, 300_000);

@@ -76,3 +76,14 @@ export async function startOrigin(opts: OriginOptions): Promise<RunningOrigin> {
     async stop() { await p.stop(); },
   };
 }
+
+/** Starts an origin that accepts connections and never answers (silent-server.ts). */
+export async function startSilentOrigin(opts: { listen: string; name: string; netns?: string; stack?: CleanupStack; signal?: AbortSignal }): Promise<{ pid: number; stop(): Promise<void> }> {
+  if (!parseListen(opts.listen)) throw new BadInputError(`silent origin --listen must be IP:PORT, got "${opts.listen}"`);
+  const script = join(here, fromSource ? 'silent-server.ts' : 'silent-server.js');
+  const p = await launch(process.execPath, [...(fromSource ? ['--import', 'tsx'] : []), script, '--listen', opts.listen], {
+    what: `silent origin ${opts.name}`, stack: opts.stack ?? null, netns: opts.netns, cwd: repoRoot(), signal: opts.signal,
+    ready: { stream: 'stdout', pattern: /^ready (\S+)$/m, timeoutMs: 60_000 }, fix: 'check --listen',
+  });
+  return { pid: p.pid, async stop() { await p.stop(); } };
+}

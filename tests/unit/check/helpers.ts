@@ -16,6 +16,8 @@ export interface RowSpec {
   profiles?: Record<string, 'judged' | 'host-disturbed' | 'outside-training'>;
   flows?: number;
   bytes?: number;
+  /** A "low confidence" Unknown's held-back answer. */
+  withheld?: { label: string; confidence: number; minAnswer?: number };
 }
 
 const kindOf = (label: string) => (label === 'Unknown' ? 'unknown' : label === 'Short flow' ? 'short-flow' : label === 'Application-limited' ? 'application-limited' : label === 'WebRTC media' ? 'media' : 'cca');
@@ -30,13 +32,15 @@ function perProfile(s: RowSpec): PerProfile {
 
 function row(s: RowSpec) {
   const kind = s.kind ?? kindOf(s.label);
-  return { label: s.label, kind, confidence: kind === 'cca' || kind === 'media' ? (s.confidence ?? 0.8) : 0, reason: s.reason ?? `said ${s.label}`, perProfile: perProfile(s), flows: s.flows ?? 2, bytes: s.bytes ?? 400_000 };
+  return { label: s.label, kind, confidence: kind === 'cca' || kind === 'media' ? (s.confidence ?? 0.8) : 0, reason: s.reason ?? `said ${s.label}`, perProfile: perProfile(s), flows: s.flows ?? 2, bytes: s.bytes ?? 400_000,
+    ...(s.withheld ? { withheld: { minAnswer: 0.8, ...s.withheld } } : {}) };
 }
 
 /** A run with asset-type rows, host rows and host x type rows. */
 export function run(id: string, opts: {
   types?: Record<string, RowSpec>; hosts?: Record<string, RowSpec>; hostTypes?: Array<[string, string, RowSpec]>;
   region?: string; status?: 'complete' | 'incomplete'; incompleteReason?: string; scenario?: string; group?: string; startedAt?: string; notForClassification?: string[];
+  unanswered?: CheckRun['unanswered'];
 } = {}): CheckRun & { group?: string } {
   return {
     runId: id, dir: `/runs/${id}`, status: opts.status ?? 'complete', ...(opts.incompleteReason ? { incompleteReason: opts.incompleteReason } : {}),
@@ -45,6 +49,7 @@ export function run(id: string, opts: {
     byAssetType: Object.entries(opts.types ?? {}).map(([assetType, s]) => ({ assetType, hosts: ['media.lab.ccb.test'], protocols: ['tcp'], ...row(s) })),
     byHost: Object.entries(opts.hosts ?? {}).map(([host, s]) => ({ host, assetTypes: ['video'], protocol: 'tcp', ...row(s) })),
     byHostAssetType: (opts.hostTypes ?? []).map(([host, assetType, s]) => ({ host, assetType, protocols: ['tcp'], ...row(s) })),
+    unanswered: opts.unanswered ?? [],
     ...(opts.group ? { group: opts.group } : {}),
   };
 }

@@ -93,6 +93,23 @@ describe('an expectation in a region', () => {
     expect(verdictOf(expectation(), []).reason).toBe('no run of the scenario in sg');
   });
 
+  it('a host that never answered is inconclusive, the reason naming the host and asset type: no flow answered', () => {
+    const unanswered: Array<{ host: string; assetType: string; requests: number; perProfile: Record<string, string[]> }> = [
+      { host: 'media.lab.ccb.test', assetType: 'video', requests: 2, perProfile: { 'nebby-50': ['net::ERR_ABORTED'], 'nebby-100': ['net::ERR_ABORTED'] } },
+      { host: 'img.lab.ccb.test', assetType: 'image', requests: 1, perProfile: { 'nebby-50': ['net::ERR_TIMED_OUT'] } },
+    ];
+    const runs = [run('r1', { status: 'incomplete', incompleteReason: 'nebby-50: steps-failed: no response', unanswered })];
+    for (const onNonAnswer of ['fail', 'warn'] as const) {
+      const j = verdictOf(expectation({ onNonAnswer }), runs);
+      expect(j.verdict, onNonAnswer).toBe('inconclusive');
+      expect(j.reason).toBe('no flow answered for video in sg after 1 run(s): 2 request(s) to media.lab.ccb.test without a response (net::ERR_ABORTED) (nebby-50: steps-failed: no response)');
+    }
+    const byHost = verdictOf(expectation({ host: 'img.*' }), runs);
+    expect(byHost).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/^no flow answered for host img\.\* in sg after 1 run\(s\): 1 request\(s\) to img\.lab\.ccb\.test \(image\) without a response \(net::ERR_TIMED_OUT\)/) });
+    // A host that answered other types is not named for this one.
+    expect(verdictOf(expectation({ assetType: 'audio' }), runs).reason).toMatch(/^no audio seen in sg/);
+  });
+
   it('repeats vote: an answer outvotes non-answers, a tie is no answer', () => {
     const x = expectation();
     const three = [
@@ -160,6 +177,50 @@ describe('Unknown answers from the classifier', () => {
       expect(j.verdict, policy).toBe(verdict);
       expect(j.reason).toContain('low confidence: CUBIC would be right about 41 times in 100');
     }
+  });
+
+  it("a held-back label the rule does not allow, at the rule's own minimum confidence, fails naming expected and observed", () => {
+    const reason = 'low confidence: CUBIC would be right about 79 times in 100 under conditions like these (said CUBIC)';
+    const runs = [run('r1', { types: { video: { label: 'Unknown', reason, withheld: { label: 'CUBIC', confidence: 0.79 } } } })];
+    const [o] = observe(expectation(), runs);
+    expect(o).toMatchObject({ label: 'Unknown', kind: 'unknown', withheld: { label: 'CUBIC', confidence: 0.79, minAnswer: 0.8 } });
+    // Under every policy: the evidence points elsewhere, this is not a missing answer.
+    for (const onNonAnswer of ['fail', 'warn', 'retry'] as const) {
+      expect(verdictOf(expectation({ cca: ['BBRv1'], onNonAnswer }), runs), onNonAnswer)
+        .toEqual({ verdict: 'fail', reason: "expected BBRv1, observed CUBIC (0.79, below the classifier's 0.8 minimum answer)" });
+    }
+    // A retry rule measures again first, while it may.
+    expect(verdictOf(expectation({ onNonAnswer: 'retry' }), runs, true)).toMatchObject({ verdict: 'retry', reason: expect.stringMatching(/pointing at CUBIC \(0\.79/) });
+    // Below the rule's own minimum it is a non-answer, as the rule says, naming the label.
+    const strict = verdictOf(expectation({ minConfidence: 0.9, onNonAnswer: 'warn' }), runs);
+    expect(strict.verdict).toBe('warn');
+    expect(strict.reason).toContain("the classifier's best, CUBIC at 0.79, is below its 0.8 minimum answer and the rule's 0.90");
+  });
+
+  it('a held-back label the rule allows is never a pass: the non-answer counts as the rule says', () => {
+    const runs = [run('r1', { types: { video: { label: 'Unknown', withheld: { label: 'BBRv1', confidence: 0.79 } } } })];
+    const j = verdictOf(expectation({ onNonAnswer: 'fail' }), runs);
+    expect(j).toEqual({ verdict: 'fail', reason: "expected BBR, no answer (Unknown: the classifier's best, BBRv1 at 0.79, is below its 0.8 minimum answer)" });
+    expect(verdictOf(expectation({ onNonAnswer: 'warn' }), runs).verdict).toBe('warn');
+  });
+
+  it('over repeats without an answer, the held-back labels vote as answers would', () => {
+    const x = expectation({ cca: ['BBRv1'] });
+    const two = [
+      run('r1', { types: { video: { label: 'Unknown', withheld: { label: 'CUBIC', confidence: 0.78 } } } }),
+      run('r2', { types: { video: { label: 'Unknown', withheld: { label: 'CUBIC', confidence: 0.76 } } } }),
+    ];
+    const [o] = observe(x, two);
+    expect(o.withheld?.label).toBe('CUBIC');
+    expect(o.withheld?.confidence).toBeCloseTo(0.77, 4);
+    expect(judge(x, 'sg', [o], two, false).verdict).toBe('fail');
+    // A run that answered keeps the vote an answer: held-back labels stay out of it.
+    const answered = [run('r1', { types: { video: { label: 'BBRv1', confidence: 0.9 } } }), two[0]];
+    expect(observe(x, answered)[0]).toMatchObject({ label: 'BBRv1', kind: 'cca' });
+    expect(observe(x, answered)[0].withheld).toBeUndefined();
+    // Held-back labels that split evenly point nowhere.
+    const split = [two[0], run('r2', { types: { video: { label: 'Unknown', withheld: { label: 'BBRv1', confidence: 0.78 } } } })];
+    expect(observe(x, split)[0].withheld).toBeUndefined();
   });
 
   it('a check whose profiles are all marked not for classification is refused before it measures', () => {

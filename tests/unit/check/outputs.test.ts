@@ -92,6 +92,18 @@ describe('JUnit XML', () => {
     expect(xml).toMatch(/<system-out>warning: script in moved: no answer, counted as a warning \(Short flow: only 3\.1 RTTs/);
   });
 
+  it("a label held back below the classifier's minimum answer is the observed label of a failure (type unexpected-cca) and of the table", () => {
+    const s = plannedScenario([expectation({ cca: ['BBRv1'] })]);
+    const runs = [run('r1', { region: 'moved', types: { video: { label: 'Unknown', reason: 'low confidence: CUBIC would be right about 79 times in 100', withheld: { label: 'CUBIC', confidence: 0.79 } } } })];
+    const r = buildCheckReport({ plan: { name: 'cdn', inputs: ['checks/cdn.ts'], scenarios: [s] }, mode: 'live', regions: ['moved'], repeat: 1,
+      measurements: [{ scenario: s, region: 'moved', runs, seconds: 60 }], reportBase: 'https://qa.example/r/' });
+    const x = junitXml(r, 'ci');
+    expect(xmllint(x).code).toBe(0);
+    expect(x).toMatch(/<failure message="video in moved: expected BBRv1, observed CUBIC \(0\.79, below the classifier's 0\.8 minimum answer\) \(report: [^"]*" type="unexpected-cca">/);
+    expect(x).toContain("video: Unknown (unknown, confidence 0.00; the classifier's best CUBIC at 0.79, below its 0.8 minimum answer)");
+    expect(checkTable(r).split('\n')[1]).toMatch(/^lab-vod: video is BBR\s+moved\s+CUBIC 0\.79 \(below the 0\.8 minimum answer\)\s+2\s+400 kB\s+FAIL\s+expected BBRv1, observed CUBIC/);
+  });
+
   it('control characters from measured strings never make the file invalid', () => {
     const r = sampleReport();
     r.cases[0].reason = 'odd \u0001 bytes \u001b[31m from a site';
