@@ -79,5 +79,11 @@ export const calibrationsSchema = z.object({
    * "low confidence" and what it would have said (0: every answer stands, with its confidence).
    */
   minAnswer: z.number().min(0).max(1).default(0),
+  /**
+   * The same for a verdict read under one profile only (absent: minAnswer). WHY higher: one trace
+   * is one look at the sender; leaving one grid condition out, single-profile answers at 0.9-0.95
+   * were right 6 times in 9.
+   */
+  minAnswerSingle: z.number().min(0).max(1).optional(),
 });
 export type Calibrations = z.infer<typeof calibrationsSchema>;

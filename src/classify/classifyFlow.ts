@@ -106,13 +106,16 @@ const REQUEST_LIMITED_MIN_BURSTS = 4;
 const REQUEST_LIMITED_MIN_APP_LIMITED = 0.15;
 
 /**
- * A flow that no classifier could name (no claim of any CCA), with no stretch of sending long
- * enough to judge because idle or application-limited time cut it into short bursts, is paced by the application's
- * requests (e.g. an audio player fetching one small segment at a time): say so instead of
- * 'shape outside every trained class'. Only relabels an Unknown, never a named CCA.
+ * A flow with no stretch of sending long enough to judge, because idle or application-limited
+ * time cut it into short bursts, is paced by the application's requests (e.g. an audio player
+ * fetching one small segment at a time): say so instead of 'shape outside every trained class'.
+ * It relabels an Unknown, or a likeness the learned shapes alone saw in those bursts (issue 16:
+ * with classes trained across the grid, the lab audio stream's bursts fell inside a Westwood
+ * class at 0.98); never a rule-based claim, which reads a signature.
  */
 export function requestLimited(f: FlowFeatures, d: FlowDecision, claims: Claim[]): FlowDecision {
-  if (d.kind !== 'unknown' || claims.some((c) => c.label !== UNKNOWN)) return d;
+  if (d.kind !== 'unknown' && d.kind !== 'cca') return d;
+  if (claims.some((c) => c.label !== UNKNOWN && c.classifier !== 'loss-based')) return d;
   if (f.appLimitedFraction < REQUEST_LIMITED_MIN_APP_LIMITED || f.segments.some((s) => s.segment.usable)) return d;
   const bursts = f.segments.map((s) => s.segment).filter((s) => s.openedBy === 'excluded' || s.closedBy === 'excluded');
   if (bursts.length < REQUEST_LIMITED_MIN_BURSTS || bursts.length < f.segments.length / 2) return d;

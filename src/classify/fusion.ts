@@ -82,6 +82,27 @@ const likeliest = (posterior: Record<string, number>): [string, number] =>
 
 const NON_ANSWER_PRIORITY: string[] = [UNKNOWN, APP_LIMITED, SHORT_FLOW];
 
+/** A profile that names a CCA while another judged profile names none must be at least this sure itself (calibrated, one profile). */
+export const LONE_PROFILE_MIN_CONFIDENCE = 0.8;
+
+/**
+ * Why an answer that rests on the learned shapes alone is withheld when only some of the
+ * profiles named it (a profile outside the model's conditions counts as naming nothing), or null. The naming profiles' confidences are their own, calibrated as
+ * single-profile verdicts. WHY: leaving one grid condition out, such answers were right 40 times
+ * in 41 when the naming profile's own calibrated confidence was >= 0.8 and 20 times in 33 below
+ * it, and the fused calibration lifted the latter to 0.8-1.0. Rule-based claims (BBR's drains,
+ * Copa's cycle) still stand from one profile: they read a signature, not a likeness.
+ */
+export function loneProfileDoubt(label: string, profiles: Array<{ label: string; confidence: number }>, lossOnly: boolean): string | null {
+  if (!lossOnly || profiles.length < 2) return null;
+  const silent = profiles.filter((p) => NON_ANSWERS.includes(p.label));
+  if (silent.length === 0) return null;
+  const surest = Math.max(0, ...profiles.filter((p) => p.label === label).map((p) => p.confidence));
+  if (surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
+  return `only ${profiles.length - silent.length} of ${profiles.length} profiles named ${label}, the surest at ${surest.toFixed(2)} on its own (the other: ${silent.map((p) => p.label).join(', ')})`;
+}
+const NON_ANSWERS = [UNKNOWN, 'Short flow', 'Application-limited'];
+
 /** Probability under which the profiles' combined loss-based posterior stays Unknown. */
 const MIN_COMBINED_POSTERIOR = 0.7;
 
@@ -98,7 +119,9 @@ const MIN_COMBINED_POSTERIOR = 0.7;
  */
 export function combineLossPosteriors(verdicts: Verdict[]): { label: string; confidence: number; posterior: Record<string, number>; judged: number; note?: string } | null {
   // A profile whose flow lies outside every trained class gives no evidence either way.
+  // Nor does one whose flow was too short or request-limited to read a shape from.
   const claims = verdicts
+    .filter((v) => v.kind !== 'application-limited' && v.kind !== 'short-flow')
     .map(lossClaimOf)
     .filter((c): c is Claim => c !== undefined && (c.inDistribution ?? []).length > 0);
   if (claims.length === 0) return null;
@@ -138,10 +161,16 @@ export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations 
   const [map, model] = all.length > 1 ? [c.fused, c.fusedModel] : [c.single, c.singleModel];
   const score = model ? confidenceOf(model, reliabilityOf(v)) : v.confidence;
   const p = jsonNumber(calibrate(map, score)) ?? 0;
-  if (p < c.minAnswer) {
+  const judged = all.filter(judgeable);
+  const lossOnly = !judged.some((x) => (x.evidence?.claims ?? []).some((cl) => cl.classifier !== 'loss-based' && cl.label === v.label));
+  const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
+  const doubt = loneProfileDoubt(v.label, all.map((x) => ({ label: x.label, confidence: single(x) })), lossOnly);
+  if (doubt) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubt };
+  const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;
+  if (p < minAnswer) {
     return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
       reason: `low confidence: ${v.label} would be right about ${Math.round(100 * p)} times in 100 under conditions like these (${v.reason})`,
-      withheld: { label: v.label, confidence: p, minAnswer: c.minAnswer } };
+      withheld: { label: v.label, confidence: p, minAnswer } };
   }
   return { ...v, confidence: p };
 }

@@ -9,6 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
+import { loneProfileDoubt } from '../classify/fusion.js';
 import { calibrate, fitCalibration, type Calibrations } from '../classify/calibration.js';
 import { confidenceOf, fitConfidenceModel, reliabilityOf, type ConfidenceModel } from '../classify/confidence.js';
 import { defaultPipelineConfig, type PipelineConfig } from '../classify/config.js';
@@ -260,8 +261,9 @@ export function calibrated(c: Calibrations, o: Scored, fused: boolean): number {
 }
 
 /** The verdict under an answer threshold: below it, Unknown (as fusion.ts does with calibration.minAnswer). */
-export function withMinAnswer<T extends { predicted: string; confidence: number; reason: string }>(o: T, minAnswer: number): T {
-  if (NON_ANSWERS.has(o.predicted) || o.confidence >= minAnswer) return o;
+export function withMinAnswer<T extends { predicted: string; confidence: number; reason: string; perProfile?: unknown[] }>(o: T, minAnswer: number, minAnswerSingle = minAnswer): T {
+  const min = o.perProfile && o.perProfile.length === 1 ? minAnswerSingle : minAnswer;
+  if (NON_ANSWERS.has(o.predicted) || o.confidence >= min) return o;
   return { ...o, predicted: 'Unknown', reason: `low confidence: ${o.predicted} at ${o.confidence.toFixed(2)}`, confidence: 0 };
 }
 
@@ -274,11 +276,13 @@ export function calibratedLoco(loco: Outcome[], kind: CalibrationKind = 'isotoni
   for (const id of [...new Set(loco.map((o) => o.conditionId))]) {
     const c = calibrationsFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`, kind);
     for (const o of loco.filter((x) => x.conditionId === id)) {
-      out.push({
-        ...o,
-        confidence: calibrated(c, o, o.perProfile.length > 1),
-        perProfile: o.perProfile.map((p) => ({ ...p, confidence: calibrated(c, { ...p, truth: o.truth }, false) })),
-      });
+      const perProfile = o.perProfile.map((p) => ({ ...p, confidence: calibrated(c, { ...p, truth: o.truth }, false) }));
+      // The same withholding fusion.ts applies once the model carries its calibration.
+      const lossOnly = o.reason.startsWith(`${o.predicted} from loss-based`);
+      const doubt = NON_ANSWERS.has(o.predicted) ? null : loneProfileDoubt(o.predicted, perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence })), lossOnly);
+      out.push(doubt
+        ? { ...o, predicted: 'Unknown', confidence: 0, reason: doubt, perProfile }
+        : { ...o, confidence: calibrated(c, o, o.perProfile.length > 1), perProfile });
     }
   }
   return out;

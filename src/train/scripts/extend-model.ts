@@ -5,7 +5,7 @@
  *
  *   npx tsx src/train/scripts/extend-model.ts --model models/ccbrowse-model.json \
  *       --grid build/grid/g1[,DIR...] [--always DATASET,...] [--skip id,...] \
- *       [--profiles video,...] [--calibration logistic] [--min-answer 0.8] [--loco-out FILE] --out OUT
+ *       [--profiles video,...] [--calibration logistic] [--min-answer 0.9] [--min-answer-single 0.95] [--loco-out FILE] --out OUT
  *
  * The base model's learned classes stay as they are; classes trained on the grid join them as
  * further groups of their labels (`CUBIC@tcp-video.grid`, classify/splice.ts), so the base keeps
@@ -37,7 +37,8 @@ const flag = (name: string, dflt?: string): string => {
 };
 const list = (name: string): string[] => flag(name, '').split(',').filter(Boolean);
 const kind = flag('--calibration', 'logistic') as CalibrationKind;
-const minAnswer = Number(flag('--min-answer', '0.8'));
+const minAnswer = Number(flag('--min-answer', '0.9'));
+const minAnswerSingle = Number(flag('--min-answer-single', '0.95'));
 const GROUP_SUFFIX = '.grid';
 
 const base = loadModel(flag('--model'));
@@ -63,11 +64,11 @@ for (const id of [...new Set(grid.map((e) => e.conditionId))].sort()) {
   const t = tally(os);
   process.stderr.write(`  ${id}: ${t.right}/${t.n} right before calibration\n`);
 }
-const honest = calibratedLoco(loco, kind).map((o) => withMinAnswer(o, minAnswer));
+const honest = calibratedLoco(loco, kind).map((o) => withMinAnswer(o, minAnswer, minAnswerSingle));
 if (args.includes('--loco-out')) writeFileSync(flag('--loco-out'), JSON.stringify(honest));
 const t = tally(honest);
 const cal = calibration(honest);
-console.log(`leave one condition out (each calibrated on the others, min answer ${minAnswer}): ${t.right}/${t.n} right (${(100 * t.right / t.n).toFixed(1)}%), ${t.unknown} Unknown, ${t.wrong} wrong, ${t.confidentWrong} confident wrong (${(100 * t.confidentWrong / t.n).toFixed(1)}%); ECE ${cal.ece.toFixed(3)} over ${cal.answered} answers\n`);
+console.log(`leave one condition out (each calibrated on the others, min answer ${minAnswer}, one profile ${minAnswerSingle}): ${t.right}/${t.n} right (${(100 * t.right / t.n).toFixed(1)}%), ${t.unknown} Unknown, ${t.wrong} wrong, ${t.confidentWrong} confident wrong (${(100 * t.confidentWrong / t.n).toFixed(1)}%); ECE ${cal.ece.toFixed(3)} over ${cal.answered} answers\n`);
 for (const protocol of ['tcp', 'quic'] as const) {
   const p = perClassAccuracy(honest, protocol);
   console.log(`${protocol.toUpperCase()}: mean per-controller accuracy ${(100 * p.mean).toFixed(1)}%; ${p.rows.map((r) => `${r.label} ${(100 * r.accuracy).toFixed(0)}%`).join(', ')}\n`);
@@ -79,7 +80,7 @@ console.log('');
 
 const conditions = [...new Set(grid.map((e) => e.conditionId))].sort();
 const model = extend([...grid, ...always], `grid ${conditions.join('+')}${always.length ? ` + ${list('--always').join('+')}` : ''}`);
-model.calibration = { ...calibrationsFrom(loco, `leave one condition out over ${conditions.length} grid conditions (${loco.length} measurements)`, kind), minAnswer };
-model.note = `${model.note}; confidence calibrated (${kind}, min answer ${minAnswer}) by leaving one of ${conditions.length} grid conditions out`;
+model.calibration = { ...calibrationsFrom(loco, `leave one condition out over ${conditions.length} grid conditions (${loco.length} measurements)`, kind), minAnswer, minAnswerSingle };
+model.note = `${model.note}; confidence calibrated (${kind}, min answer ${minAnswer}, one profile ${minAnswerSingle}) by leaving one of ${conditions.length} grid conditions out`;
 saveModel(model, flag('--out'));
 console.log(`-> ${flag('--out')}: ${model.classes.length} labels`);
