@@ -5,12 +5,20 @@
  * delivers again after it was done completed unrun, pause / resume / cancel, and a scheduled
  * crawl's round queued once when pg-boss's cron sends it.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawlSchema, resolveTargets, type LoadedCrawl } from '../../../src/crawl/define.js';
 import { PostgresCrawlBackend, roundQueueName } from '../../../src/crawl/postgres/backend.js';
 import type { JobResult } from '../../../src/crawl/queue.js';
+import { exportToSqlite } from '../../../src/crawl/postgres/export.js';
+import { readRunDir } from '../../../src/results/read.js';
+import { openStore, storeSummary } from '../../../src/store/index.js';
+import { nodeModuleCommand } from '../../../src/util/node-script.js';
 import { postgresBinDir, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { isRoot } from '../../helpers/system.js';
 
@@ -123,6 +131,28 @@ describe.skipIf(!isRoot || !postgresBinDir())('crawl backend on PostgreSQL + pg-
     expect(await q.progress('states')).toMatchObject({ cancelled: 2, left: 0, running: 0 });
     expect(await n("SELECT COUNT(*) AS n FROM ccb_boss.job WHERE name = 'ccb-crawl-states-local' AND state = 'cancelled'")).toBe(2);
   });
+
+  it('the report builds from Postgres: a browser job\'s runs, kept whole there, exported into an SQLite store', async () => {
+    await q.enqueue(crawl({ name: 'browse', targets: [{ url: 'https://www.lab.ccb.test/' }] }));
+    const j = (await q.claim('w', ['local'], 60_000, 'browse'))!;
+    const run = readRunDir('tests/fixtures/results/run-minimal');
+    expect(await q.complete(j, { status: 'complete', dirs: [run.dir], runIds: [run.run.runId], detail: null }, [run])).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'ccb-pg-export-'));
+    const store = openStore(join(dir, 'store.sqlite'));
+    try {
+      expect(await exportToSqlite(q, store, 'browse')).toEqual({ crawls: 1, jobs: 1, results: 1, runs: 1 });
+      expect(await exportToSqlite(q, store, 'browse')).toEqual({ crawls: 1, jobs: 1, results: 1, runs: 1 }); // again: replaced, not added
+      expect(storeSummary(store).runs).toBe(1);
+    } finally {
+      store.close();
+    }
+    // `report --store postgres://...` does that export itself.
+    const cli = nodeModuleCommand('cli/main.ts');
+    const r = spawnSync(cli[0]!, [...cli.slice(1), 'report', '--store', db.url, '--out', join(dir, 'report'), '--json'], { encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ runs: 1 });
+    expect(existsSync(join(dir, 'report', 'index.html'))).toBe(true);
+  }, 150_000);
 
   it('a scheduled crawl: its cron is registered with pg-boss; the round job it sends queues the next round once', async () => {
     await q.enqueue(crawl({ name: 'daily', targets: urls(2), schedule: '@daily' }));
