@@ -6,7 +6,7 @@
  * crawl's round queued once when pg-boss's cron sends it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -152,6 +152,7 @@ describe.skipIf(!isRoot || !postgresBinDir())('crawl backend on PostgreSQL + pg-
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ runs: 1 });
     expect(existsSync(join(dir, 'report', 'index.html'))).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
   }, 150_000);
 
   it('a scheduled crawl: its cron is registered with pg-boss; the round job it sends queues the next round once', async () => {
