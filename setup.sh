@@ -10,6 +10,7 @@ APT_PACKAGES=(
   clang llvm libbpf-dev bpftool libnetfilter-queue-dev make gcc libc6-dev
   iperf3 tshark ffmpeg openssl python3 python3-venv
   libxml2-utils
+  postgresql
 )
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }

@@ -1,40 +1,40 @@
 /**
- * `ccbrowse crawl run|status|pause|resume|cancel` and `ccbrowse worker` (issue 18): a crawl
- * file becomes jobs in the queue (the results store's SQLite file), workers run them.
+ * `ccbrowse crawl run|status|pause|resume|cancel|export` and `ccbrowse worker` (issue 18): a
+ * crawl file becomes jobs in the queue (the results store's SQLite file, or PostgreSQL +
+ * pg-boss for workers on several machines), workers run them.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { BadInputError, ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import type { Store } from '../store/index.js';
-import type { CrawlQueue as CrawlQueueType, CrawlState, WorkerEvent } from '../crawl/index.js';
+import type { CrawlBackend, CrawlState, WorkerEvent } from '../crawl/index.js';
 
-// The store (SQLite), the crawl queue and the loaders are imported when a crawl command runs,
-// never when the command tree is built (`--help` loads none of them: tests/unit/cli/startup.test.ts).
-let M!: typeof import('../store/index.js') & typeof import('../crawl/index.js') & Pick<typeof import('../shaper/profile.js'), 'loadProfile'> & Pick<typeof import('../scenario/load.js'), 'loadScenario'>;
+// The crawl modules and the loaders are imported when a crawl command runs, never when the
+// command tree is built (`--help` loads none of them: tests/unit/cli/startup.test.ts); the
+// store behind them (SQLite, or pg + pg-boss) only when it is opened (src/crawl/open.ts).
+let M!: typeof import('../crawl/index.js') & Pick<typeof import('../shaper/profile.js'), 'loadProfile'> & Pick<typeof import('../scenario/load.js'), 'loadScenario'>;
 async function load(): Promise<void> {
   if (M) return;
-  const [store, crawl, profile, scenario] = await Promise.all([
-    import('../store/index.js'), import('../crawl/index.js'), import('../shaper/profile.js'), import('../scenario/load.js')]);
-  M = { ...store, ...crawl, loadProfile: profile.loadProfile, loadScenario: scenario.loadScenario };
+  const [crawl, profile, scenario] = await Promise.all([import('../crawl/index.js'), import('../shaper/profile.js'), import('../scenario/load.js')]);
+  M = { ...crawl, loadProfile: profile.loadProfile, loadScenario: scenario.loadScenario };
 }
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { opt } from './options.js';
 import { reporterFor, type Reporter } from './output.js';
 
 const DEFAULT_OUT = 'runs';
-const storeOption = (c: Command) => c.option('--store <file>', 'results store holding the crawl queue (default <out>/ccbrowse.sqlite)');
+const storeOption = (c: Command) => c.option('--store <file|url>', 'results store holding the crawl queue: an SQLite file (default <out>/ccbrowse.sqlite) or postgres://user@host/db (workers on several machines)');
 
 function storePathOf(opts: { store?: string; out?: string }): string {
   return opts.store ?? join(opts.out ?? DEFAULT_OUT, 'ccbrowse.sqlite');
 }
 
-function withQueue<T>(path: string, f: (q: CrawlQueueType) => T): T {
-  // status/pause/resume/cancel never create a store: a wrong path is said as such.
-  if (!existsSync(path)) throw new BadInputError(`no results store ${path}`, 'pass the --store (or --out) the crawl was run with');
-  const store: Store = M.openStore(path);
-  try { return f(new M.CrawlQueue(store)); } finally { store.close(); }
+async function withQueue<T>(path: string, f: (q: CrawlBackend) => Promise<T>): Promise<T> {
+  // status/pause/resume/cancel never create a store file: a wrong path is said as such.
+  if (!M.isPostgresUrl(path) && !existsSync(path)) throw new BadInputError(`no results store ${path}`, 'pass the --store (or --out) the crawl was run with');
+  const queue = await M.openCrawlBackend(path);
+  try { return await f(queue); } finally { await queue.close(); }
 }
 
 /** What a worker says about each job, on stderr. */
@@ -78,18 +78,17 @@ export function registerCrawl(program: Command): void {
         requireRoot('crawl run');
         if (def.lab) for (const r of def.regions) requireRunningLab(def.lab, r);
       }
-      const store = M.openStore(storePath);
+      const queue = await M.openCrawlBackend(storePath);
       try {
-        const queue = new M.CrawlQueue(store);
-        const state = queue.state(def.name);
+        const state = await queue.state(def.name);
         if (state === 'cancelled') throw new BadInputError(`crawl ${def.name} was cancelled`, 'give the crawl another name to start it afresh');
-        const q = queue.enqueue(loaded);
-        say.info(`crawl ${def.name}: ${q.created ? 'created' : 'resumed'}, ${q.jobsAdded} job(s) queued (${loaded.targets.length} targets x ${def.regions.length} regions x ${def.repeats} repeats) in ${storePath}`);
+        const q = await queue.enqueue(loaded);
+        say.info(`crawl ${def.name}: ${q.created ? 'created' : 'resumed'}, ${q.jobsAdded} job(s) queued (${loaded.targets.length} targets x ${def.regions.length} regions x ${def.repeats} repeats) in ${queue.where}`);
         if (!opts.enqueueOnly) {
           if (state === 'paused') say.info(`crawl ${def.name} is paused: 'ccbrowse crawl resume ${def.name}' first`);
           await reapLeftovers(say.info);
           const signal = interruptSignal();
-          const ticker = setInterval(() => say.progress(M.formatProgress(queue.progress(def.name)!)), 1000);
+          const ticker = setInterval(() => { void queue.progress(def.name).then((p) => { if (p) say.progress(M.formatProgress(p)); }, () => {}); }, 1000);
           try {
             await M.runWorker({ queue, regions: def.regions, concurrency: opts.concurrency ?? def.concurrency, outDir: opts.out, signal,
               crawlId: def.name, untilIdle: true, onEvent: eventLine(say), progress: say.detail });
@@ -98,15 +97,16 @@ export function registerCrawl(program: Command): void {
             say.done();
           }
         }
-        const p = queue.progress(def.name)!;
-        if (opts.json) console.log(JSON.stringify({ store: storePath, progress: p, failures: queue.failures(def.name) }, null, 2));
+        const p = (await queue.progress(def.name))!;
+        const failures = await queue.failures(def.name);
+        if (opts.json) console.log(JSON.stringify({ store: queue.where, progress: p, failures }, null, 2));
         else {
           console.log(M.formatProgress(p));
-          for (const f of queue.failures(def.name)) console.log(`failed ${f.jobId} after ${f.attempts} attempt(s): ${f.error}`);
+          for (const f of failures) console.log(`failed ${f.jobId} after ${f.attempts} attempt(s): ${f.error}`);
         }
         process.exitCode = p.failed > 0 || (!opts.enqueueOnly && p.left + p.running > 0) ? ExitCode.checkFailed : ExitCode.ok;
       } finally {
-        store.close();
+        await queue.close();
       }
     });
 
@@ -118,12 +118,13 @@ export function registerCrawl(program: Command): void {
     .action(async (name: string | undefined, opts: { store?: string; out: string; json?: boolean }) => {
       await load();
       const storePath = storePathOf(opts);
-      withQueue(storePath, (queue) => {
-        const ids = name ? [name] : queue.crawlIds();
-        if (name && !queue.state(name)) throw new BadInputError(`no crawl ${name} in ${storePath}`, `crawls there: ${queue.crawlIds().join(', ') || 'none'}`);
-        const rows = ids.map((id) => ({ progress: queue.progress(id)!, failures: queue.failures(id) }));
+      await withQueue(storePath, async (queue) => {
+        const ids = name ? [name] : await queue.crawlIds();
+        if (name && !(await queue.state(name))) throw new BadInputError(`no crawl ${name} in ${queue.where}`, `crawls there: ${(await queue.crawlIds()).join(', ') || 'none'}`);
+        const rows = [];
+        for (const id of ids) rows.push({ progress: (await queue.progress(id))!, failures: await queue.failures(id) });
         if (opts.json) console.log(JSON.stringify(rows, null, 2));
-        else if (rows.length === 0) console.log(`no crawls in ${storePath}`);
+        else if (rows.length === 0) console.log(`no crawls in ${queue.where}`);
         else for (const r of rows) {
           console.log(M.formatProgress(r.progress));
           for (const f of r.failures) console.log(`  failed ${f.jobId} after ${f.attempts} attempt(s): ${f.error}`);
@@ -138,9 +139,9 @@ export function registerCrawl(program: Command): void {
       .action(async (name: string, opts: { store?: string; out: string; json?: boolean }) => {
       await load();
         const storePath = storePathOf(opts);
-        withQueue(storePath, (queue) => {
-          if (!queue.setState(name, state)) throw new BadInputError(`no crawl ${name} in ${storePath}`, `crawls there: ${queue.crawlIds().join(', ') || 'none'}`);
-          const p = queue.progress(name)!;
+        await withQueue(storePath, async (queue) => {
+          if (!(await queue.setState(name, state))) throw new BadInputError(`no crawl ${name} in ${queue.where}`, `crawls there: ${(await queue.crawlIds()).join(', ') || 'none'}`);
+          const p = (await queue.progress(name))!;
           console.log(opts.json ? JSON.stringify(p) : M.formatProgress(p));
         });
       });
@@ -149,28 +150,41 @@ export function registerCrawl(program: Command): void {
   setState('resume', 'active', 'resume a paused crawl');
   setState('cancel', 'cancelled', 'cancel a crawl: queued jobs are cancelled, running ones stop (what they made is removed)');
 
+  crawl.command('export')
+    .description('copy a crawl store on PostgreSQL (one crawl or all) into an SQLite results store, which the report and analyze read')
+    .argument('[name]', 'one crawl (default: all)')
+    .requiredOption('--store <url>', 'the PostgreSQL store: postgres://user@host/db')
+    .requiredOption('--to <file>', 'SQLite results store to write (created, or brought up to date)')
+    .addOption(opt.json())
+    .action(async (name: string | undefined, opts: { store: string; to: string; json?: boolean }) => {
+      await load();
+      if (!M.isPostgresUrl(opts.store)) throw new BadInputError(`--store ${opts.store} is not a postgres:// URL`, 'an SQLite store needs no export: give it to the report as it is');
+      const n = await M.exportPostgresStore(opts.store, opts.to, name);
+      console.log(opts.json ? JSON.stringify({ to: opts.to, ...n }) : `${opts.to}: ${n.crawls} crawl(s), ${n.jobs} jobs, ${n.results} results, ${n.runs} runs indexed`);
+    });
+
   storeOption(program.command('worker')
     .description('take the crawl jobs of a region from the queue and run them, several at once, until stopped; fires scheduled crawls'))
     .addOption(opt.regions(['local']))
     .addOption(opt.out('where run directories (<out>/<crawl>/) and the default store go', DEFAULT_OUT))
     .addOption(opt.count('--concurrency <n>', 'jobs at once', 1, 16, 1))
     .option('--until-idle', 'return once no job of these regions is left (instead of waiting for more)')
+    .addOption(opt.count('--lease <seconds>', 'lease a running job holds, renewed every quarter of it: a worker silent this long loses its job to another', 5, 3600, 60))
     .addOption(opt.json())
-    .action(async (opts: { region: string[]; store?: string; out: string; concurrency: number; untilIdle?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { region: string[]; store?: string; out: string; concurrency: number; untilIdle?: boolean; lease: number; json?: boolean }, cmd: Command) => {
       await load();
       requireRoot('worker');
       const storePath = storePathOf(opts);
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
-      const store = M.openStore(storePath);
+      const queue = await M.openCrawlBackend(storePath);
       try {
-        const queue = new M.CrawlQueue(store);
-        say.info(`worker for ${opts.region.join(', ')} on ${storePath}, ${opts.concurrency} at once`);
+        say.info(`worker for ${opts.region.join(', ')} on ${queue.where}, ${opts.concurrency} at once`);
         const summary = await M.runWorker({ queue, regions: opts.region, concurrency: opts.concurrency, outDir: opts.out, signal: interruptSignal(),
-          untilIdle: opts.untilIdle === true, onEvent: eventLine(say), progress: say.detail });
+          untilIdle: opts.untilIdle === true, leaseMs: opts.lease * 1000, onEvent: eventLine(say), progress: say.detail });
         console.log(opts.json ? JSON.stringify(summary) : `worker: ${summary.done} done, ${summary.failed} failed, ${summary.retried} retried, ${summary.released} given back`);
       } finally {
-        store.close();
+        await queue.close();
       }
     });
 }

@@ -23,6 +23,11 @@ const ALIASES: Record<string, string> = {
   '@monthly': '0 0 1 * *',
 };
 
+/** The five fields an alias stands for (pg-boss's cron takes fields only). */
+export function cronFields(source: string): string {
+  return ALIASES[source.trim()] ?? source.trim();
+}
+
 const FIELDS = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },

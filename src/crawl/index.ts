@@ -6,3 +6,7 @@ export { CrawlQueue, workerId, backoffMs, type Job, type JobSpec, type JobResult
 export { runWorker, type WorkerEvent, type WorkerOptions, type WorkerSummary } from './worker.js';
 export { runJob, JobFailure, pageVisitScenario, type JobContext } from './job.js';
 export { formatProgress } from './progress.js';
+export { isPostgresUrl, redactUrl, type CrawlBackend, type JobQueue, type CrawlResults, type StoredResult } from './backend.js';
+export { SqliteCrawlBackend } from './sqlite-backend.js';
+// Postgres (pg, pg-boss) is loaded by these only when a postgres:// store is given.
+export { openCrawlBackend, openPostgresBackend, exportPostgresStore } from './open.js';

@@ -8,11 +8,11 @@
  */
 import { join } from 'node:path';
 import { readRunDir, type RunData } from '../results/read.js';
-import { ingestRun } from '../store/index.js';
 import { abortableSleep } from '../util/interrupt.js';
-import { nextFire, parseCron } from './cron.js';
+import type { CrawlBackend } from './backend.js';
 import { JobFailure, runJob, type JobContext } from './job.js';
-import { workerId, type CrawlQueue, type Job, type JobResult } from './queue.js';
+import { CrawlQueue, workerId, type Job, type JobResult } from './queue.js';
+import { SqliteCrawlBackend } from './sqlite-backend.js';
 
 export type WorkerEvent =
   | { type: 'claimed'; job: Job }
@@ -25,7 +25,8 @@ export type WorkerEvent =
   | { type: 'round'; crawlId: string; jobs: number };
 
 export interface WorkerOptions {
-  queue: CrawlQueue;
+  /** The store's queue and results (SQLite or Postgres); a bare SQLite queue is wrapped. */
+  queue: CrawlBackend | CrawlQueue;
   regions: string[];
   concurrency: number;
   /** Run directories go to <outDir>/<crawl>/. */
@@ -54,6 +55,7 @@ function readRuns(job: Job, result: JobResult): RunData[] {
 }
 
 export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
+  const queue: CrawlBackend = o.queue instanceof CrawlQueue ? new SqliteCrawlBackend(o.queue) : o.queue;
   const me = workerId();
   const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
   const pollMs = o.pollMs ?? 1000;
@@ -68,25 +70,26 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     const stop = (w: typeof why) => { why ??= w; ctl.abort(); };
     const timer = setTimeout(() => stop('timeout'), job.spec.timeoutSeconds * 1000);
     const beat = setInterval(() => {
-      const s = o.queue.renew(job, leaseMs);
-      if (s === 'cancelled') stop('cancelled');
-      else if (s === 'lost') stop('lost');
+      queue.renew(job, leaseMs).then((s) => {
+        if (s === 'cancelled') stop('cancelled');
+        else if (s === 'lost') stop('lost');
+      }, (err: unknown) => o.progress?.(`lease renewal of ${job.jobId} failed: ${(err as Error).message}`));
     }, Math.max(200, Math.floor(leaseMs / 4)));
     const signal = AbortSignal.any([o.signal, ctl.signal]);
     try {
       const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress });
       const runs = readRuns(job, result);
-      const ok = o.queue.complete(job, result, () => { for (const r of runs) ingestRun(o.queue.store, r); });
+      const ok = await queue.complete(job, result, runs);
       summary[ok ? 'done' : 'lost']++;
       emit(ok ? { type: 'done', job, result } : { type: 'lost', job });
     } catch (err) {
       const failure = err instanceof JobFailure ? err : new JobFailure((err as Error)?.message ?? String(err));
       if (o.signal.aborted) {
-        o.queue.release(job);
+        await queue.release(job);
         summary.released++;
         emit({ type: 'released', job });
       } else if (why === 'cancelled') {
-        o.queue.cancelJob(job);
+        await queue.cancelJob(job);
         summary.cancelled++;
         emit({ type: 'cancelled', job });
       } else if (why === 'lost') {
@@ -94,7 +97,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         emit({ type: 'lost', job });
       } else {
         const reason = why === 'timeout' ? `timed out after ${job.spec.timeoutSeconds} s` : failure.message;
-        const outcome = o.queue.fail(job, reason, { permanent: failure.permanent, backoffSeconds: job.spec.backoffSeconds });
+        const outcome = await queue.fail(job, reason, { permanent: failure.permanent, backoffSeconds: job.spec.backoffSeconds });
         if (outcome === 'retry') { summary.retried++; emit({ type: 'retry', job, reason }); }
         else if (outcome === 'failed') { summary.failed++; emit({ type: 'failed', job, reason }); }
         else { summary.lost++; emit({ type: 'lost', job }); }
@@ -105,36 +108,23 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     }
   }
 
-  /** Scheduled crawls of these regions: the next round when its time has come. */
-  function tickSchedules(now: number): void {
-    for (const s of o.queue.scheduled()) {
-      if (o.crawlId && s.crawlId !== o.crawlId) continue;
-      if (!s.regions.some((r) => o.regions.includes(r))) continue;
-      const cron = parseCron(s.schedule);
-      if (s.nextRoundAt === null) { o.queue.setNextRoundAt(s.crawlId, nextFire(cron, new Date(now)).getTime()); continue; }
-      if (s.nextRoundAt > now) continue;
-      const jobs = o.queue.fireRound(s.crawlId, now, nextFire(cron, new Date(now)).getTime());
-      if (jobs > 0) emit({ type: 'round', crawlId: s.crawlId, jobs });
-    }
-  }
-
   /** Nothing left for this worker: `crawl run` returns. */
-  function idle(): boolean {
-    if (o.crawlId && o.queue.state(o.crawlId) !== 'active') return true;
-    return o.queue.pending(o.regions, o.crawlId) === 0;
+  async function idle(): Promise<boolean> {
+    if (o.crawlId && (await queue.state(o.crawlId)) !== 'active') return true;
+    return (await queue.pending(o.regions, o.crawlId)) === 0;
   }
 
   while (!o.signal.aborted) {
-    const now = Date.now();
-    if (!o.crawlId) tickSchedules(now);
+    // Scheduled crawls of these regions: the next round when its time has come.
+    if (!o.crawlId) for (const r of await queue.fireDueRounds(o.regions)) emit({ type: 'round', crawlId: r.crawlId, jobs: r.jobs });
     while (running.size < o.concurrency && !o.signal.aborted) {
-      const job = o.queue.claim(me, o.regions, leaseMs, Date.now(), o.crawlId);
+      const job = await queue.claim(me, o.regions, leaseMs, o.crawlId);
       if (!job) break;
       emit({ type: 'claimed', job });
       const p: Promise<void> = runOne(job).finally(() => running.delete(p));
       running.add(p);
     }
-    if (o.untilIdle && running.size === 0 && idle()) break;
+    if (o.untilIdle && running.size === 0 && await idle()) break;
     // Wake at the poll interval, or as soon as a slot frees up.
     await Promise.race([abortableSleep(pollMs, o.signal).catch(() => {}), ...running]);
   }

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -56,6 +57,14 @@ describe('commands load only what they use', () => {
     const loaded = modulesLoadedBy(['classify', CAPTURE]);
     expect(loaded.some((u) => u.includes('/src/classify/'))).toBe(true);
     expectNone(loaded, HEAVY);
+  }, 60_000);
+
+  it('a crawl on an SQLite store loads neither pg nor pg-boss (only a postgres:// store does)', () => {
+    const store = join(scratch, 'crawl.sqlite');
+    new Database(store).close();
+    const loaded = modulesLoadedBy(['crawl', 'status', '--store', store]);
+    expect(loaded.some((u) => u.includes('/src/crawl/sqlite-backend.ts'))).toBe(true);
+    expectNone(loaded, { postgres: /node_modules\/(pg|pg-boss|pg-pool|pg-protocol)\/|\/src\/crawl\/postgres\// });
   }, 60_000);
 
   it('doctor --help and run --help load no run machinery', () => {
