@@ -70,6 +70,12 @@ describe.skipIf(!built)('the single executable (dist/ccbrowse)', () => {
     expect(got).toEqual(verdicts(JSON.parse(fromSource.stdout) as Out));
   }, 60_000);
 
+  it('report writes the front end bundled at build time (no build tool at run time)', () => {
+    const r = ccb(['report', resolve('tests/fixtures/results/run-minimal'), '--out', 'site']);
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(join(work, 'site', 'assets', 'report.js'), 'utf8')).toBe(readFileSync('dist/report/frontend/main.js', 'utf8'));
+  }, 60_000);
+
   it.skipIf(!isRoot)("a lab from the user's lab.ts runs the user's scenario .ts", () => {
     writeFileSync(join(work, 'lab.ts'), `import { defineLab } from 'ccbrowse';
 export default defineLab({ name: '${labName}', origins: [{ name: 'www', hosts: ['www.lab.ccb.test'], cca: 'cubic' }], regions: [{ name: 'local', rttMs: 0 }] });
