@@ -9,8 +9,8 @@
  */
 import { Option, type Command } from 'commander';
 import { opt } from './options.js';
+import { shippedModelPath } from '../util/paths.js';
 
-const DEFAULT_MODEL = 'models/ccbrowse-model.json';
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 const CONCURRENCY = () => opt.count('--concurrency <n>', 'captures analysed at once, each in its own worker thread (default: the cores)', 1, 64);
 const PATHS_HELP = 'pcap/pcapng files, run directories (holding capture.pcap), directories (walked for captures) or quoted globs';
@@ -40,7 +40,7 @@ export function registerBatch(program: Command): void {
     .command('classify')
     .description('trace one or many captures (or probe run directories) and classify every flow: verdict, calibrated confidence, capture conditions')
     .argument('<paths...>', PATHS_HELP)
-    .option('--model <file>', 'model file', DEFAULT_MODEL)
+    .option('--model <file>', 'model file (default: the shipped models/ccbrowse-model.json, wherever ccbrowse is installed)')
     .option('--keylog <file>', 'TLS key log for exact QUIC BiF (a run directory brings its own)')
     .option('--client <ips>', 'client addresses, comma-separated')
     .addOption(opt.profile('the ccbrowse network profile the capture was taken behind (a probe run dir records it)'))
@@ -48,11 +48,11 @@ export function registerBatch(program: Command): void {
     .addOption(new Option('--csv', 'one CSV row per flow (verdict, confidence, conditions)').conflicts(['json']))
     .addOption(CONCURRENCY())
     .addOption(opt.json())
-    .action(async (paths: string[], o: { model: string; keylog?: string; client?: string; profile?: string; json?: boolean; jsonl?: boolean; csv?: boolean; concurrency?: number }, cmd: Command) => {
+    .action(async (paths: string[], o: { model?: string; keylog?: string; client?: string; profile?: string; json?: boolean; jsonl?: boolean; csv?: boolean; concurrency?: number }, cmd: Command) => {
       const { runBatch } = await import('./batch.js');
       const format = o.json ? 'json' : o.jsonl ? 'jsonl' : o.csv ? 'csv' : 'table';
       await runBatch(cmd, paths, o.concurrency, (input, many) => ({
-        command: 'classify', input, many, format, model: o.model, keylog: o.keylog, clientIps: o.client ? list(o.client) : undefined,
+        command: 'classify', input, many, format, model: o.model ?? shippedModelPath(), keylog: o.keylog, clientIps: o.client ? list(o.client) : undefined,
         explicitProfile: o.profile !== undefined,
       }), o.profile);
     });

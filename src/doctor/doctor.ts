@@ -3,12 +3,13 @@
  * which shaper backend a run will use. Every probe is harmless: kernel features are tried
  * in a throw-away namespace, never on the host's interfaces.
  */
-import { constants, existsSync, readFileSync } from 'node:fs';
+import { constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { access } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { run } from '../util/exec.js';
-import { buildPath } from '../util/paths.js';
-import { probeKernelQdiscs, chooseDelayBackend } from '../shaper/backend.js';
+import { buildPath, userCacheDir } from '../util/paths.js';
+import { chooseDelayBackend, rememberKernelQdiscs } from '../shaper/backend.js';
 import type { HostStalls } from '../shaper/host-stalls.js';
 
 const HOST_STALL_SAMPLE_MS = 2000;
@@ -52,26 +53,70 @@ function hasCapNetAdmin(): boolean {
   }
 }
 
-/** Tries kernel features inside one throw-away namespace. */
-async function probeInNamespace(): Promise<{ netns: boolean; htb: boolean; clsBpf: boolean; nfqueue: boolean }> {
+interface NamespaceProbe { netns: boolean; htb: boolean; clsBpf: boolean; nfqueue: boolean; netem: boolean; ifb: boolean }
+const NOTHING: NamespaceProbe = { netns: false, htb: false, clsBpf: false, nfqueue: false, netem: false, ifb: false };
+
+/**
+ * Tries kernel features inside one throw-away namespace, the independent ones at once (the
+ * doctor's time is these short commands: one namespace, not one per probe, and no chain
+ * longer than it must be).
+ */
+async function probeInNamespace(): Promise<NamespaceProbe> {
   const ns = `ccb-doctor-${randomBytes(3).toString('hex')}`;
-  const out = { netns: false, htb: false, clsBpf: false, nfqueue: false };
+  const out = { ...NOTHING };
+  const works = (cmd: string, args: string[]) => run(cmd, args, { allowFailure: true }).then((r) => r.code === 0);
   try {
-    out.netns = (await run('ip', ['netns', 'add', ns], { allowFailure: true })).code === 0;
+    out.netns = await works('ip', ['netns', 'add', ns]);
     if (!out.netns) return out;
     await run('ip', ['-n', ns, 'link', 'add', 'd0', 'type', 'veth', 'peer', 'name', 'd1']);
-    await run('ip', ['-n', ns, 'link', 'set', 'd0', 'up']);
-    out.htb = (await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', 'd0', 'root', 'handle', '1:', 'htb', 'default', '2'], { allowFailure: true })).code === 0;
     const obj = buildPath('bpf', 'ccb_flowclass.bpf.o');
-    if (out.htb && existsSync(obj)) {
-      out.clsBpf = (await run('tc', ['-n', ns, 'filter', 'add', 'dev', 'd0', 'parent', '1:', 'bpf', 'da', 'obj', obj,
-        'sec', 'classifier/to_client', 'classid', '1:0'], { allowFailure: true })).code === 0;
-    }
-    out.nfqueue = (await run('ip', ['netns', 'exec', ns, 'iptables', '-w', '-t', 'mangle', '-A', 'FORWARD', '-j', 'NFQUEUE', '--queue-num', '0'], { allowFailure: true })).code === 0;
+    await Promise.all([
+      (async () => {
+        out.htb = await works('tc', ['-n', ns, 'qdisc', 'add', 'dev', 'd0', 'root', 'handle', '1:', 'htb', 'default', '2']);
+        if (out.htb && existsSync(obj)) {
+          out.clsBpf = await works('tc', ['-n', ns, 'filter', 'add', 'dev', 'd0', 'parent', '1:', 'bpf', 'da', 'obj', obj,
+            'sec', 'classifier/to_client', 'classid', '1:0']);
+        }
+      })(),
+      // What the shaper's backend choice probes (shaper/backend.ts), on the veth's other end.
+      works('tc', ['-n', ns, 'qdisc', 'add', 'dev', 'd1', 'root', 'netem', 'delay', '1ms']).then((ok) => { out.netem = ok; }),
+      works('ip', ['-n', ns, 'link', 'add', 'i0', 'type', 'ifb']).then((ok) => { out.ifb = ok; }),
+      works('ip', ['netns', 'exec', ns, 'iptables', '-w', '-t', 'mangle', '-A', 'FORWARD', '-j', 'NFQUEUE', '--queue-num', '0']).then((ok) => { out.nfqueue = ok; }),
+    ]);
+  } catch {
+    /* the veth could not be made: every feature after it stays false */
   } finally {
     await run('ip', ['netns', 'del', ns], { allowFailure: true });
   }
   return out;
+}
+
+/**
+ * Chromium's version: running `chromium --version` costs more than every other probe
+ * together, so the answer is kept in the user's cache folder for that binary (its size and
+ * modification time: an upgrade asks again).
+ */
+async function chromiumVersion(): Promise<string> {
+  let key: string;
+  try {
+    const st = statSync(CHROMIUM);
+    key = `${CHROMIUM} ${st.size} ${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+  const file = join(userCacheDir(), 'chromium-version.json');
+  try {
+    const known = JSON.parse(readFileSync(file, 'utf8')) as { key?: string; version?: string };
+    if (known.key === key && known.version) return known.version;
+  } catch { /* not asked yet */ }
+  const version = (await run(CHROMIUM, ['--version'], { allowFailure: true, timeoutMs: 10_000 })).stdout.trim();
+  if (version) {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify({ key, version }) + '\n');
+    } catch { /* a read-only home: ask again next time */ }
+  }
+  return version;
 }
 
 export interface DoctorOptions {
@@ -89,18 +134,19 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
 
   // Every probe at once: each is a few short commands in its own throw-away namespace.
   const delayBinPath = buildPath('native', 'ccb-delayline');
-  const [ns, kq, bpftool, tcpdump, chromiumVersion, stalls] = await Promise.all([
-    privileged ? probeInNamespace() : { netns: false, htb: false, clsBpf: false, nfqueue: false },
-    privileged ? probeKernelQdiscs() : { netem: false, ifb: false },
+  const [ns, bpftool, tcpdump, chromiumVersionText, stalls] = await Promise.all([
+    privileged ? probeInNamespace() : NOTHING,
     which('bpftool'),
     which('tcpdump'),
-    existsSync(CHROMIUM) ? run(CHROMIUM, ['--version'], { allowFailure: true, timeoutMs: 10_000 }).then((r) => r.stdout.trim()) : Promise.resolve(''),
+    chromiumVersion(),
     // Timing precision is bounded by the host: a VM its host deschedules stalls every timer.
     // (Loaded only then: the sampler brings its schemas and launcher.)
     o.hostStalls && privileged && existsSync(delayBinPath)
       ? import('../shaper/host-stalls.js').then((h) => h.measureHostStalls(HOST_STALL_SAMPLE_MS)).catch((): undefined => undefined)
       : Promise.resolve(null as HostStalls | undefined | null),
   ]);
+  const kq = { netem: ns.netem, ifb: ns.ifb };
+  if (ns.netns) rememberKernelQdiscs(kq); // the backend choice below asks no namespace again
   const flowObj = existsSync(buildPath('bpf', 'ccb_flowclass.bpf.o'));
   const delayBin = existsSync(buildPath('native', 'ccb-delayline'));
   items.push({ name: 'network namespaces', ok: ns.netns, detail: ns.netns ? 'ip netns works' : 'could not create a namespace',
@@ -131,7 +177,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
 
   items.push({ name: 'tcpdump', ok: !!tcpdump, detail: tcpdump ?? 'not found', fix: 'apt-get install tcpdump (./setup.sh)' });
   const chromium = existsSync(CHROMIUM);
-  items.push({ name: 'Chromium', ok: chromium, detail: chromium ? `${CHROMIUM} ${chromiumVersion}` : 'not found', fix: 'apt-get install chromium (./setup.sh)' });
+  items.push({ name: 'Chromium', ok: chromium, detail: chromium ? `${CHROMIUM} ${chromiumVersionText}` : 'not found', fix: 'apt-get install chromium (./setup.sh)' });
 
   const netemUsable = kq.netem && kq.ifb;
   const delayBackend = process.env.CCB_DELAY_BACKEND === 'netem' || process.env.CCB_DELAY_BACKEND === 'nfqueue'

@@ -1,14 +1,19 @@
 /**
- * The front end as one JS file and one CSS file: esbuild bundles report/main.ts with the d3
- * modules it uses (nothing is loaded from a network at view time). Built once per process.
+ * The front end as one JS file and one CSS file. Built once at `npm run build`
+ * (src/report/build-cli.ts, esbuild) into frontend/ beside the compiled report (dist/report/),
+ * so a built ccbrowse, and the single executable, read two files and need no build tool.
+ * Running from the sources (tsx, tests) there is no built copy and it is bundled in the
+ * process, once.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CcbError, ExitCode } from '../util/errors.js';
 
-/** report/ sits two levels above this file both in src/report and in dist/report. */
-export const FRONTEND_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'report');
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** report/ (the front end's sources) sits two levels above this file both in src/report and in dist/report. */
+export const FRONTEND_DIR = join(HERE, '..', '..', 'report');
+/** Where the build writes the bundled front end: dist/report/frontend/. */
+export const BUILT_FRONTEND_DIR = join(HERE, 'frontend');
 
 export interface Bundle {
   js: string;
@@ -17,32 +22,15 @@ export interface Bundle {
 
 let cached: Promise<Bundle> | null = null;
 
-async function build(): Promise<Bundle> {
-  let esbuild: typeof import('esbuild');
-  try {
-    esbuild = await import('esbuild');
-  } catch {
-    throw new CcbError('esbuild is not installed: the report cannot bundle its front end', 'run `npm ci` (esbuild is a dependency of the report)', ExitCode.missingPrerequisite);
-  }
-  const out = await esbuild.build({
-    entryPoints: [join(FRONTEND_DIR, 'main.ts')],
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
-    write: false,
-    legalComments: 'none',
-    charset: 'utf8',
-    logLevel: 'silent',
-  });
-  const js = out.outputFiles[0].text;
-  const css = readFileSync(join(FRONTEND_DIR, 'style.css'), 'utf8');
-  return { js, css };
+async function load(): Promise<Bundle> {
+  const js = join(BUILT_FRONTEND_DIR, 'main.js');
+  if (existsSync(js)) return { js: readFileSync(js, 'utf8'), css: readFileSync(join(BUILT_FRONTEND_DIR, 'style.css'), 'utf8') };
+  const { buildFrontend } = await import('./frontend-build.js');
+  return buildFrontend(FRONTEND_DIR);
 }
 
 export function frontendBundle(): Promise<Bundle> {
-  cached ??= build().catch((err: unknown) => {
+  cached ??= load().catch((err: unknown) => {
     cached = null;
     throw err;
   });

@@ -28,6 +28,11 @@ export function probeKernelQdiscs(): Promise<{ netem: boolean; ifb: boolean }> {
   return cached;
 }
 
+/** A probe's answer found elsewhere (the doctor tries netem and IFB in its own namespace): not probed again. */
+export function rememberKernelQdiscs(found: { netem: boolean; ifb: boolean }): void {
+  cached ??= Promise.resolve(found);
+}
+
 /** CCB_DELAY_BACKEND=nfqueue|netem forces a backend (e.g. to compare them). */
 export async function chooseDelayBackend(): Promise<DelayBackend> {
   const forced = process.env.CCB_DELAY_BACKEND;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CcbError } from './errors.js';
 
@@ -28,4 +29,18 @@ export function repoRoot(): string {
 
 export function buildPath(...parts: string[]): string {
   return resolve(repoRoot(), 'build', ...parts);
+}
+
+/** The model shipped with ccbrowse (not a path relative to the working directory: that fails outside the repository). */
+export function shippedModelPath(): string {
+  return resolve(repoRoot(), 'models', 'ccbrowse-model.json');
+}
+
+/**
+ * The user's cache folder for ccbrowse (CCB_CACHE_DIR, else $XDG_CACHE_HOME/ccbrowse, else
+ * ~/.cache/ccbrowse): the single executable's extracted tree, remembered tool versions.
+ */
+export function userCacheDir(): string {
+  if (process.env.CCB_CACHE_DIR) return resolve(process.env.CCB_CACHE_DIR);
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ccbrowse');
 }
