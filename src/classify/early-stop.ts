@@ -36,7 +36,7 @@ export interface StopRule {
  * Tuned on the g1 grid's base and rtt-* conditions with the shipped model
  * (bench/trace-length.ts, docs/benchmarks/speed.md "Accuracy vs trace length").
  */
-export const DEFAULT_STOP_RULE: StopRule = { floorSeconds: 12, stepSeconds: 2, stableCheckpoints: 3, ceilingSeconds: 30, minConfidence: 0.8 };
+export const DEFAULT_STOP_RULE: StopRule = { floorSeconds: 12, stepSeconds: 2, stableCheckpoints: 4, ceilingSeconds: 30, minConfidence: 0.8 };
 
 /** One checkpoint's verdict, as much of it as the rule looks at. */
 export interface CheckpointVerdict {
