@@ -6,11 +6,12 @@
  * says when its verdict is stable. The probe layer knows nothing of traces: it gets this
  * watcher as a TransferWatch.
  */
-import { calibratedFlowVerdict, checkpointOf, decideStop, type CheckpointVerdict, type StopDecision, type StopRule } from '../classify/early-stop.js';
+import { calibratedFlowVerdict, checkpointOf, checkpointTimes, decideStop, type CheckpointVerdict, type StopDecision, type StopRule } from '../classify/early-stop.js';
 import type { Model } from '../classify/index.js';
 import type { EarlyStopRecord, TransferWatch } from '../probe/probe.js';
 import { withKnownBottleneck } from '../trace/conditions.js';
 import { traceFile } from '../trace/index.js';
+import { truncateSeries } from '../trace/truncate.js';
 import type { BifSeries } from '../trace/types.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
 
@@ -37,8 +38,11 @@ export function stableVerdictWatch(o: StableVerdictWatchOptions): TransferWatch 
   const history: CheckpointVerdict[] = [];
   let decision: StopDecision = { stop: false };
   let bytesSeen = 0;
-  let nextCheck = o.rule.floorSeconds;
+  // The checkpoints the offline replay judges (bench/trace-length.ts), on the same schedule.
+  const schedule = checkpointTimes(o.rule);
+  let next = 0;
   return {
+    // Looks twice per step: a checkpoint is judged at most about half a step after the capture reached it.
     everySeconds: Math.max(0.5, o.rule.stepSeconds / 2),
     async look(capturePath) {
       if (decision.stop) return true;
@@ -47,12 +51,14 @@ export function stableVerdictWatch(o: StableVerdictWatchOptions): TransferWatch 
       bytesSeen = g.bytes;
       const s = g.series;
       const seconds = s.t.length ? s.t[s.t.length - 1] : 0;
-      // Judged once per step of trace, from the floor on (looks come twice as often, so a
-      // checkpoint is at most half a step late).
-      if (seconds < nextCheck - 1e-9) return false;
-      nextCheck = Math.min(o.rule.ceilingSeconds, Math.floor((seconds - o.rule.floorSeconds) / o.rule.stepSeconds + 1e-9) * o.rule.stepSeconds + o.rule.floorSeconds + o.rule.stepSeconds);
-      history.push(checkpointOf(Math.round(seconds * 100) / 100, calibratedFlowVerdict(s, o.model)));
-      decision = decideStop(history, o.rule);
+      // Each checkpoint the capture has reached is judged on the series cut there, so a look
+      // that comes late (a loaded host) judges what the rule's schedule says, not a later
+      // trace, and catches up on checkpoints it missed.
+      while (next < schedule.length && seconds >= schedule[next] - 1e-9 && !decision.stop) {
+        history.push(checkpointOf(schedule[next], calibratedFlowVerdict(truncateSeries(s, schedule[next]), o.model)));
+        next++;
+        decision = decideStop(history, o.rule);
+      }
       return decision.stop;
     },
     decision: () => decision,
