@@ -17,7 +17,10 @@ import type { Model } from './model.js';
 import type { Verdict, VerdictKind } from './verdict.js';
 
 export interface StopRule {
-  /** No verdict stops the flow before this much trace (seconds since its first packet). */
+  /**
+   * The first checkpoint, in seconds of trace since the flow's first packet: no verdict before it
+   * counts, so the earliest stop is floor + (K - 1) x step.
+   */
   floorSeconds: number;
   /** Re-classify every this much trace. */
   stepSeconds: number;
@@ -33,8 +36,9 @@ export interface StopRule {
 }
 
 /**
- * Tuned on the g1 grid's base and rtt-* conditions with the shipped model
- * (bench/trace-length.ts, docs/benchmarks/speed.md "Accuracy vs trace length").
+ * Tuned on the g1 grid's base and rtt-150 conditions with the shipped model (bench/trace-length.ts,
+ * docs/benchmarks/speed.md "Accuracy vs trace length"): the shortest median trace within 1 point
+ * of the full length's accuracy; K 2-3 lost 5-10 points (a verdict held for 4 s can still flip).
  */
 export const DEFAULT_STOP_RULE: StopRule = { floorSeconds: 12, stepSeconds: 2, stableCheckpoints: 4, ceilingSeconds: 30, minConfidence: 0.8 };
 
