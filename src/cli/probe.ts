@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { ExitCode } from '../util/errors.js';
+import { BadInputError, ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
 import type { ProbeResult } from '../probe/probe.js';
+import type { StopRule } from '../classify/early-stop.js';
+import type { Model } from '../classify/index.js';
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
@@ -17,19 +19,28 @@ export function registerProbe(program: Command): void {
     .addOption(opt.out('where run directories go', 'runs/probe'))
     .addOption(opt.lab())
     .addOption(opt.count('--concurrency <n>', 'profiles probed at once, each through its own bottleneck and capture (default: one per core but one, so a 2-core host runs them one after another)', 1, 16))
+    .option('--stop-when-stable', 'end each transfer once the flow\'s calibrated verdict named the same CCA at 4 checkpoints in a row (TCP origins; probe.json keeps the checkpoints and the trace length the verdict needed)')
+    .addOption(opt.amount('--min-seconds <s>', 'with --stop-when-stable: the first checkpoint, in seconds of trace (default 12; the earliest stop is 6 s later)', 2, 600))
+    .addOption(opt.amount('--max-seconds <s>', 'with --stop-when-stable: stop at this much trace whatever the verdict (default 30)', 2, 600))
+    .option('--model <file>', 'with --stop-when-stable: classifier model (default models/ccbrowse-model.json)')
     .addOption(opt.json())
-    .action(async (url: string, opts: { profile: string[]; repeat: number; region: string; out: string; lab: string; json?: boolean; concurrency?: number }, cmd: Command) => {
+    .action(async (url: string, opts: { profile: string[]; repeat: number; region: string; out: string; lab: string; json?: boolean; concurrency?: number; stopWhenStable?: boolean; minSeconds?: number; maxSeconds?: number; model?: string }, cmd: Command) => {
       // Everything is checked before anything is created: profiles, root, the lab, the URL.
       const { loadProfile } = await import('../shaper/profile.js');
       const { probeOnce, resolveProbeTarget } = await import('../probe/probe.js');
       const profiles = await Promise.all(opts.profile.map((p) => loadProfile(p)));
+      const stopRule = await stopRuleFrom(opts);
       requireRoot('probe');
       const lab = await requireRunningLab(opts.lab, opts.region);
       const target = resolveProbeTarget(lab, url, opts.region);
+      if (stopRule && target.origin.serve !== 'tcp') {
+        throw new BadInputError(`--stop-when-stable watches TCP probes only: ${target.origin.name} serves HTTP/3 (its exact trace needs the key log Chromium writes at the end)`);
+      }
       const say = reporterFor(cmd);
       await reapLeftovers(say.info);
       const signal = interruptSignal();
       const { inBatches, profilesAtOnce } = await import('../util/concurrency.js');
+      const { stableVerdictWatch } = await import('../train/stop-when-stable.js');
       const results: ProbeResult[] = [];
       // Each repetition probes its profiles at once when the host has the cores (separate
       // bottlenecks, captures and ground truth): a repetition takes its slowest profile's time.
@@ -38,13 +49,32 @@ export function registerProbe(program: Command): void {
         const round: ProbeResult[] = [];
         await inBatches(profiles.map((profile, k) => ({ profile, k })), atOnce, async ({ profile, k }) => {
           if (signal.aborted) return;
-          const r = await probeOnce(lab, target, profile, { region: opts.region, outDir: opts.out, progress: say.info, signal });
+          const watch = stopRule ? stableVerdictWatch({ ...stopRule, originIp: target.origin.ip, protocol: 'tcp', rateKbit: profile.rateKbit }) : undefined;
+          const r = await probeOnce(lab, target, profile, { region: opts.region, outDir: opts.out, progress: say.info, signal, watch });
           round[k] = r;
-          if (!opts.json) console.log(`${r.status.padEnd(10)} ${profile.name.padEnd(10)} ${r.bytes} bytes in ${r.seconds.toFixed(1)} s, ${r.capture.captured} packets, ${r.groundTruthLines} ground-truth samples -> ${r.dir}${r.error ? `  (${r.error})` : ''}`);
+          const stopped = r.earlyStop ? `; verdict ${r.earlyStop.label} (${r.earlyStop.confidence.toFixed(2)}) ${r.earlyStop.why}${r.earlyStop.neededSeconds !== null ? ` after ${r.earlyStop.neededSeconds.toFixed(1)} s of trace` : ''}` : '';
+          if (!opts.json) console.log(`${r.status.padEnd(10)} ${profile.name.padEnd(10)} ${r.bytes} bytes in ${r.seconds.toFixed(1)} s, ${r.capture.captured} packets, ${r.groundTruthLines} ground-truth samples${stopped} -> ${r.dir}${r.error ? `  (${r.error})` : ''}`);
         });
         results.push(...round.filter(Boolean));
       }
       if (opts.json) console.log(JSON.stringify(results, null, 2));
       process.exitCode = results.every((r) => r.status === 'complete') ? ExitCode.ok : ExitCode.checkFailed;
     });
+}
+
+/** The early-stop rule the flags ask for (null without --stop-when-stable), with the model it judges by. */
+async function stopRuleFrom(o: { stopWhenStable?: boolean; minSeconds?: number; maxSeconds?: number; model?: string }): Promise<{ rule: StopRule; model: Model } | null> {
+  if (!o.stopWhenStable) {
+    if (o.minSeconds !== undefined || o.maxSeconds !== undefined || o.model !== undefined) throw new BadInputError('--min-seconds, --max-seconds and --model go with --stop-when-stable');
+    return null;
+  }
+  const { DEFAULT_STOP_RULE } = await import('../classify/early-stop.js');
+  const { loadModel } = await import('../classify/index.js');
+  const { resolve } = await import('node:path');
+  const { repoRoot } = await import('../util/paths.js');
+  const rule: StopRule = { ...DEFAULT_STOP_RULE, floorSeconds: o.minSeconds ?? DEFAULT_STOP_RULE.floorSeconds, ceilingSeconds: o.maxSeconds ?? DEFAULT_STOP_RULE.ceilingSeconds };
+  if (rule.floorSeconds > rule.ceilingSeconds) throw new BadInputError(`--min-seconds ${rule.floorSeconds} is above --max-seconds ${rule.ceilingSeconds}`);
+  // The model's own minimum answer, when it has one, is the confidence an answer needs.
+  const model = loadModel(o.model ?? resolve(repoRoot(), 'models', 'ccbrowse-model.json'));
+  return { rule: { ...rule, minConfidence: model.calibration?.minAnswer ?? rule.minConfidence }, model };
 }

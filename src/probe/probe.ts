@@ -59,6 +59,11 @@ export interface ProbeResult {
   error?: string;
   /** How much the measuring host held the bottleneck back during the transfer (delay line late releases). */
   disturbance?: Disturbance;
+  /**
+   * Stopped once its verdict was stable (issue 20, `--stop-when-stable`): the checkpoints the
+   * watcher judged and the trace length the verdict needed. Absent when the probe ran to its end unwatched.
+   */
+  earlyStop?: EarlyStopRecord;
   /** Competing download through the same (shared) bottleneck queue, when asked for. */
   crossTraffic?: { origin: string; ip: string; url: string; leadSeconds: number; exitCode: number | null };
 }
@@ -72,10 +77,42 @@ export interface ProbeResult {
  */
 export interface CrossTraffic { target: ProbeTarget; leadSeconds: number }
 
+/** What a watcher keeps of its look at the growing capture (plain JSON, in probe.json). */
+export interface EarlyStopRecord {
+  /** The rule's parameters (floor, step, K, ceiling, minimum confidence). */
+  rule: Record<string, number>;
+  /** True when the watcher ended the transfer before the origin finished sending. */
+  stoppedTransfer: boolean;
+  /** 'stable', 'ceiling', 'flow-ended', or 'transfer-ended' (the download finished before the rule decided). */
+  why: string;
+  /** The trace length the verdict needed (seconds since the flow's first packet). */
+  neededSeconds: number | null;
+  label: string;
+  confidence: number;
+  checkpoints: Array<{ seconds: number; label: string; confidence: number }>;
+  /** Payload bytes the origin had sent when the watcher last looked. */
+  bytesSeen: number;
+}
+
+/**
+ * Watches a probe's capture while it grows and says when the transfer has given enough
+ * (the probe layer knows nothing of traces or verdicts: the caller brings the judgement).
+ */
+export interface TransferWatch {
+  /** Seconds between looks. */
+  everySeconds: number;
+  /** Reads the capture so far; true ends the transfer (the probe stays complete). */
+  look(capturePath: string): Promise<boolean>;
+  /** What to keep in probe.json, asked once the transfer is over. */
+  record(): EarlyStopRecord;
+}
+
 export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested: Profile, opts: {
   region: string; outDir: string; timeoutSeconds?: number; progress?: (m: string) => void; crossTraffic?: CrossTraffic;
   /** Ctrl-C: the probe stops where it is, keeps what it captured, and says so in probe.json. */
   signal?: AbortSignal;
+  /** Ends the transfer early once the watcher has seen enough (HTTP/3 probes are not watched yet). */
+  watch?: TransferWatch;
 }): Promise<ProbeResult> {
   const signal = opts.signal;
   const cross = opts.crossTraffic;
@@ -118,15 +155,24 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       }
       say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
       t0 = Date.now();
+      const enough = new AbortController();
+      const watching = opts.watch && origin.serve === 'tcp' ? watchTransfer(opts.watch, capture.file, enough) : null;
       try {
-        if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(stack, topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal);
+        if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(stack, topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal, enough.signal);
         else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG), signal);
         result.status = 'complete';
       } catch (err) {
         if (isInterruption(err)) throw err;
         result.error = (err as Error).message;
+      } finally {
+        await watching?.stop();
       }
       result.seconds = (Date.now() - t0) / 1000;
+      if (watching && opts.watch) {
+        result.earlyStop = opts.watch.record();
+        // curl, stopped, says nothing of what it received: the capture's count stands in.
+        if (enough.signal.aborted && result.status === 'complete') result.bytes = result.earlyStop.bytesSeen;
+      }
     } catch (err) {
       // Interrupted mid-transfer: the capture so far is kept (stopped, so it is flushed).
       if (!isInterruption(err)) throw err;
@@ -156,6 +202,27 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   return result;
 }
 
+/**
+ * Looks at the growing capture every few seconds until the watcher says enough (then aborts
+ * `enough`, which ends the download) or stop() is called when the transfer ended by itself.
+ * A look that fails (a capture not yet readable) is skipped: the next one tries again.
+ */
+function watchTransfer(watch: TransferWatch, capturePath: string, enough: AbortController): { stop(): Promise<void> } {
+  const over = new AbortController();
+  const loop = (async () => {
+    while (!over.signal.aborted) {
+      try { await abortableSleep(watch.everySeconds * 1000, over.signal); } catch { return; }
+      let said = false;
+      try { said = await watch.look(capturePath); } catch { continue; }
+      if (said && !over.signal.aborted) {
+        enough.abort();
+        return;
+      }
+    }
+  })();
+  return { stop: async () => { over.abort(); await loop; } };
+}
+
 /** How a child ended ('exit 6', 'signal SIGKILL'), or '' while it runs. */
 function ended(p: LaunchedProcess): string {
   if (p.child.exitCode !== null) return `exit ${p.child.exitCode}`;
@@ -172,21 +239,25 @@ function startCrossTraffic(stack: CleanupStack, ns: string, cross: CrossTraffic,
 }
 
 /** The probe's own download: on the stack (a killed probe leaves no curl behind), ended by Ctrl-C. */
-async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number, signal?: AbortSignal): Promise<number> {
+async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number, signal?: AbortSignal, enough?: AbortSignal): Promise<number> {
   const p = await launch('curl', ['-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
     '--resolve', `${url.hostname}:443:${ip}`, '--max-time', String(timeoutSeconds), '-w', '%{size_download}', url.href],
   { what: `curl ${url.href}`, stack, netns: ns });
   const stop = () => { void p.stop(); };
   const timer = setTimeout(stop, (timeoutSeconds + 10) * 1000);
   signal?.addEventListener('abort', stop, { once: true });
+  enough?.addEventListener('abort', stop, { once: true });
   let exit;
   try {
     exit = await p.exited;
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);
+    enough?.removeEventListener('abort', stop);
   }
   throwIfInterrupted(signal);
+  // Stopped because the trace had said enough: a complete probe of what it received.
+  if (enough?.aborted) return 0;
   if (exit.code !== 0) throw new CcbError(`curl failed (${exit.signal ?? `exit ${exit.code}`}): ${p.stderr().trim()}`);
   return Number(p.stdout().trim());
 }

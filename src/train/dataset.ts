@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { traceFile, type TraceResult } from '../trace/index.js';
 import type { BifSeries, FlowConditions } from '../trace/types.js';
 import { lossAt } from '../trace/loss-timeline.js';
+import { samplesWithin, truncateSeries } from '../trace/truncate.js';
 import { withKnownBottleneck } from '../trace/conditions.js';
 import type { LabelledSeries } from '../classify/index.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
@@ -56,6 +57,9 @@ export type Dataset = z.infer<typeof datasetSchema>;
 /** Traces of at most this long: the benchmark's target is judged on <= 30 s traces. */
 export const MAX_TRACE_SECONDS = 30;
 
+// Moved to trace/ (the early-stop rule replays cuts too); kept here for existing callers.
+export { truncateSeries };
+
 export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rttSeconds' | 'loss' | 'flowConditions'> & { protocol?: DatasetEntry['protocol'] }): BifSeries {
   return {
     ...(e.flowConditions ? { conditions: e.flowConditions as unknown as FlowConditions } : {}),
@@ -66,27 +70,6 @@ export function toSeries(e: Pick<DatasetEntry, 't' | 'bif' | 'appLimited' | 'rtt
     rttSeconds: e.rttSeconds,
     ...(e.loss ? { loss: { ...e.loss } } : {}),
   };
-}
-
-/** How many leading samples of ascending times `t` fall within `maxSeconds`. */
-function samplesWithin(t: ArrayLike<number>, maxSeconds: number): number {
-  let n = t.length;
-  while (n > 0 && t[n - 1] > maxSeconds) n--;
-  return n;
-}
-
-/**
- * Cuts a series to its first `maxSeconds`. Its loss counts are recounted as they stood at the
- * cut (loss-timeline.ts, to within half a second); a series without checkpoints (traced
- * before them) loses its counts when the cut removes anything, so a verdict never rests on
- * losses from after the cut.
- */
-export function truncateSeries(s: BifSeries, maxSeconds: number): BifSeries {
-  const n = samplesWithin(s.t, maxSeconds);
-  if (n === s.t.length) return s;
-  const loss = s.loss ? lossAt(s.loss, maxSeconds, s.t[s.t.length - 1]) : null;
-  const { loss: _whole, ...rest } = s;
-  return { ...rest, t: s.t.slice(0, n), bif: s.bif.slice(0, n), ...(s.appLimited ? { appLimited: s.appLimited.slice(0, n) } : {}), ...(loss ? { loss } : {}) };
 }
 
 /** A dataset entry cut to its first `maxSeconds` (shorter-trace studies), its losses recounted as truncateSeries does. */

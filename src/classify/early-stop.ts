@@ -1,0 +1,130 @@
+/**
+ * When a growing trace has said enough (issue 20, shorter traces): the flow is re-classified at
+ * checkpoints while its capture grows, and the measurement stops once the calibrated verdict has
+ * named the same CCA, at or above the answer threshold, at K checkpoints in a row. A floor keeps
+ * early checkpoints from deciding (a few seconds of slow start name nothing reliably: at 10 s
+ * the cross-validated accuracy was 72% with 18 of 130 wrong), and a ceiling (today's full length)
+ * ends a flow that never settles, so an Unknown-so-far flow costs what it costs today.
+ *
+ * The rule itself is pure (decideStop): the live probe feeds it verdicts of the capture so far;
+ * replayStop feeds it verdicts of a recorded series cut at each checkpoint (offline benchmark).
+ */
+import type { BifSeries } from '../trace/types.js';
+import { truncateSeries } from '../trace/truncate.js';
+import { classifyFlow, type ClassifyContext } from './classifyFlow.js';
+import { fuseProfiles } from './fusion.js';
+import type { Model } from './model.js';
+import type { Verdict, VerdictKind } from './verdict.js';
+
+export interface StopRule {
+  /**
+   * The first checkpoint, in seconds of trace since the flow's first packet: no verdict before it
+   * counts, so the earliest stop is floor + (K - 1) x step.
+   */
+  floorSeconds: number;
+  /** Re-classify every this much trace. */
+  stepSeconds: number;
+  /** The same confident answer at this many checkpoints in a row stops the flow. */
+  stableCheckpoints: number;
+  /** Stop here whatever the verdicts say (today's full trace). */
+  ceilingSeconds: number;
+  /**
+   * An answer counts only at or above this calibrated confidence. The shipped model's own
+   * minimum answer already turns weaker answers into Unknown; this guards uncalibrated models.
+   */
+  minConfidence: number;
+}
+
+/**
+ * Tuned on the g1 grid's base and rtt-150 conditions with the shipped model (bench/trace-length.ts,
+ * docs/benchmarks/speed.md "Accuracy vs trace length"): the shortest median trace within 1 point
+ * of the full length's accuracy; K 2-3 lost 5-10 points (a verdict held for 4 s can still flip).
+ */
+export const DEFAULT_STOP_RULE: StopRule = { floorSeconds: 12, stepSeconds: 2, stableCheckpoints: 4, ceilingSeconds: 30, minConfidence: 0.8 };
+
+/** One checkpoint's verdict, as much of it as the rule looks at. */
+export interface CheckpointVerdict {
+  seconds: number;
+  label: string;
+  kind: VerdictKind;
+  confidence: number;
+}
+
+export type StopWhy = 'stable' | 'ceiling' | 'flow-ended';
+
+export type StopDecision =
+  | { stop: false }
+  | { stop: true; why: StopWhy; label: string; confidence: number; neededSeconds: number };
+
+/** The trace lengths at which a flow is judged: floor, floor + step, ..., the ceiling last. */
+export function checkpointTimes(rule: StopRule): number[] {
+  const out: number[] = [];
+  // Integer steps from the floor, so float sums never drift past the ceiling.
+  for (let i = 0; rule.floorSeconds + i * rule.stepSeconds < rule.ceilingSeconds - 1e-9; i++) out.push(rule.floorSeconds + i * rule.stepSeconds);
+  out.push(rule.ceilingSeconds);
+  return out;
+}
+
+const answers = (v: CheckpointVerdict, rule: StopRule): boolean => v.kind === 'cca' && v.confidence >= rule.minConfidence;
+
+/**
+ * The rule. `history` holds the checkpoints judged so far, oldest first; `flowEnded` says the
+ * flow finished on its own (nothing more will come). Stable: the last K checkpoints at or past
+ * the floor all answer the same CCA confidently.
+ */
+export function decideStop(history: readonly CheckpointVerdict[], rule: StopRule, flowEnded = false): StopDecision {
+  const last = history[history.length - 1];
+  if (!last) return { stop: false };
+  const done = (why: StopWhy): StopDecision => ({ stop: true, why, label: last.label, confidence: last.confidence, neededSeconds: last.seconds });
+  const k = Math.max(1, rule.stableCheckpoints);
+  const recent = history.slice(-k);
+  if (recent.length === k && recent.every((v) => v.seconds >= rule.floorSeconds - 1e-9 && answers(v, rule) && v.label === last.label)) return done('stable');
+  if (last.seconds >= rule.ceilingSeconds - 1e-9) return done('ceiling');
+  if (flowEnded) return done('flow-ended');
+  return { stop: false };
+}
+
+/** A single flow's verdict with the model's calibration applied (its single-profile map and minimum answer). */
+export function calibratedFlowVerdict(series: BifSeries, model: Model, ctx: ClassifyContext = {}): Verdict {
+  return fuseProfiles([classifyFlow(series, model, ctx)], { calibration: model.calibration });
+}
+
+export const checkpointOf = (seconds: number, v: Pick<Verdict, 'label' | 'kind' | 'confidence'>): CheckpointVerdict => ({ seconds, label: v.label, kind: v.kind, confidence: v.confidence });
+
+export interface ReplayedStop {
+  /** The trace length the verdict needed (seconds since the flow's first packet). */
+  neededSeconds: number;
+  why: StopWhy;
+  /** The raw verdict of the series cut there (for fusing profiles as a probe run would). */
+  verdict: Verdict;
+  history: CheckpointVerdict[];
+}
+
+/**
+ * The rule replayed on a recorded series: cut at each checkpoint, judged, stopped where the rule
+ * says. `judgeAt` lets a caller reuse verdicts across rules (benchmark); by default the series
+ * cut there is classified with the model's calibration.
+ */
+export function replayStop(series: BifSeries, rule: StopRule, judgeAt: (seconds: number) => { raw: Verdict; calibrated: Verdict }): ReplayedStop {
+  const end = series.t.length ? series.t[series.t.length - 1] : 0;
+  const history: CheckpointVerdict[] = [];
+  for (const at of checkpointTimes(rule)) {
+    // A flow that ended before this checkpoint is judged once, whole, and stops there.
+    const ended = end <= at;
+    const seconds = ended ? end : at;
+    const v = judgeAt(seconds);
+    history.push(checkpointOf(seconds, v.calibrated));
+    const d = decideStop(history, rule, ended);
+    if (d.stop) return { neededSeconds: d.neededSeconds, why: d.why, verdict: v.raw, history };
+  }
+  // checkpointTimes always ends at the ceiling, where decideStop stops.
+  throw new Error('unreachable: the ceiling always stops');
+}
+
+/** replayStop with verdicts computed from the series itself (cut at each checkpoint). */
+export function replayStopOn(series: BifSeries, model: Model, rule: StopRule, ctx: ClassifyContext = {}): ReplayedStop {
+  return replayStop(series, rule, (seconds) => {
+    const raw = classifyFlow(truncateSeries(series, seconds), model, ctx);
+    return { raw, calibrated: fuseProfiles([raw], { calibration: model.calibration }) };
+  });
+}

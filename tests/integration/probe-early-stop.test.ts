@@ -1,0 +1,80 @@
+/**
+ * `probe --stop-when-stable` for real (issue 20): a lab BBR origin under the grid's base
+ * conditions, probed through nebby-50 for a transfer twice as long as the 30 s ceiling. The
+ * watcher reads the growing capture, classifies the flow with the shipped model, and ends the
+ * transfer once the verdict is stable: before the ceiling, naming the lab's controller.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CleanupStack } from '../../src/net/cleanup.js';
+import { parseLabConfig } from '../../src/lab/config.js';
+import { startLab, type LabState } from '../../src/lab/lab.js';
+import { probeOnce, resolveProbeTarget } from '../../src/probe/probe.js';
+import { loadProfile } from '../../src/shaper/profile.js';
+import { loadModel } from '../../src/classify/index.js';
+import { DEFAULT_STOP_RULE } from '../../src/classify/early-stop.js';
+import { stableVerdictWatch } from '../../src/train/stop-when-stable.js';
+import { labelFor } from '../../src/train/labels.js';
+import { traceProbeDir } from '../../src/train/dataset.js';
+import { bulkFlow } from '../../src/validate/run-dir.js';
+import { isRoot, listNamespaces } from '../helpers/system.js';
+
+describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
+  const stack = new CleanupStack(`test-earlystop-${process.pid}`);
+  let lab: LabState & { pid: number };
+  const out = mkdtempSync(join(tmpdir(), 'ccb-earlystop-'));
+
+  beforeAll(async () => {
+    // The grid's base conditions (build/grid/g1/lab-base.json): 10 ms server-side RTT, no pacing, no TSO.
+    const cfg = parseLabConfig({
+      name: 'early-stop',
+      origins: [{ name: 'tcp-bbr', hosts: ['bbr.tcp.lab.ccb.test'], cca: 'bbr' }],
+      regions: [{ name: 'base', rttMs: 10, sender: { pacing: false, tso: false } }],
+    }, 'test');
+    lab = { ...(await startLab(stack, cfg)), pid: process.pid };
+  }, 300_000);
+
+  afterAll(async () => {
+    const labId = lab?.labId;
+    await stack.unwind();
+    if (labId) expect(listNamespaces().filter((n) => n.includes(`ccb-lab-${labId}`))).toEqual([]);
+  }, 120_000);
+
+  it('ends the transfer once the verdict is stable, before the ceiling, naming the lab\'s controller', async () => {
+    const profile = await loadProfile('nebby-50');
+    const model = loadModel('models/ccbrowse-model.json');
+    const rule = { ...DEFAULT_STOP_RULE, minConfidence: model.calibration?.minAnswer ?? DEFAULT_STOP_RULE.minConfidence };
+    // 1.5 MB at 200 kbit/s is about 60 s: only the watcher can end it before then.
+    const target = resolveProbeTarget(lab, 'https://bbr.tcp.lab.ccb.test/bytes/1500000', 'base');
+    const seen: string[] = [];
+    // Up to three probes: on a host loaded by others (load average ~30 on 2 cores when this was
+    // written), the delay line stalls for 100 ms at times and a disturbed stretch of the flow reads
+    // Unknown, so a probe may honestly run to the ceiling. Every probe must stop by the ceiling.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const watch = stableVerdictWatch({ model, rule, originIp: target.origin.ip, protocol: 'tcp', rateKbit: profile.rateKbit });
+      const r = await probeOnce(lab, target, profile, { region: 'base', outDir: out, timeoutSeconds: 120, watch });
+      expect(r.status, r.error).toBe('complete');
+      const s = r.earlyStop!;
+      expect(s, 'probe.json keeps the watcher\'s record').toBeDefined();
+      seen.push(`${s.why} ${s.label} after ${s.neededSeconds} s (${s.checkpoints.map((c) => `${c.seconds}:${c.label}`).join(' ')})`);
+      // The watcher ended the 60 s transfer, at the latest one look after the ceiling.
+      expect(s.stoppedTransfer).toBe(true);
+      expect(r.bytes).toBeGreaterThan(0);
+      expect(r.bytes).toBeLessThan(1_500_000);
+      const f = bulkFlow((await traceProbeDir(r.dir)).flows, 'tcp', { originIp: r.origin.ip, afterCrossTraffic: false })!;
+      const traced = f.series!.t[f.series!.t.length - 1];
+      expect(traced).toBeLessThan(rule.ceilingSeconds + 5);
+      expect(traced).toBeGreaterThanOrEqual(s.neededSeconds! - 0.5);
+      if (s.why !== 'stable') continue;
+      expect(s.label).toBe(labelFor('tcp', 'bbr'));
+      expect(s.confidence).toBeGreaterThanOrEqual(rule.minConfidence);
+      expect(s.neededSeconds!).toBeLessThan(rule.ceilingSeconds);
+      expect(s.checkpoints.length).toBeGreaterThanOrEqual(rule.stableCheckpoints);
+      expect(traced).toBeLessThan(rule.ceilingSeconds);
+      return;
+    }
+    expect.fail(`no probe stopped on a stable verdict: ${seen.join('; ')}`);
+  }, 420_000);
+});

@@ -1,0 +1,52 @@
+/**
+ * The probe's watcher on a real lab capture (tests/fixtures/early-stop: a kernel BBR probe through
+ * nebby-50 that `probe --stop-when-stable` ended after 18.6 s, under the grid's base path): one
+ * late look at the whole capture judges every checkpoint of the rule's schedule the capture has
+ * reached, each on the series cut there, exactly as the offline replay does.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadModel } from '../../../src/classify/index.js';
+import { replayStopOn, type StopRule } from '../../../src/classify/early-stop.js';
+import { growingSeries, stableVerdictWatch } from '../../../src/train/stop-when-stable.js';
+
+const DIR = 'tests/fixtures/early-stop/tcp-bbr-nebby-50-stopped';
+const probe = JSON.parse(readFileSync(`${DIR}/probe.json`, 'utf8')) as { origin: { ip: string }; profile: { rateKbit: number } };
+const flow = { originIp: probe.origin.ip, protocol: 'tcp' as const, rateKbit: probe.profile.rateKbit };
+
+describe('stableVerdictWatch', () => {
+  const model = loadModel('models/ccbrowse-model.json');
+
+  it('a late look catches up on the schedule and agrees with the offline replay, checkpoint by checkpoint', async () => {
+    // A rule that cannot settle on this flow (K beyond its checkpoints): every checkpoint is judged.
+    const rule: StopRule = { floorSeconds: 4, stepSeconds: 2, stableCheckpoints: 99, ceilingSeconds: 30, minConfidence: 0.8 };
+    const watch = stableVerdictWatch({ ...flow, model, rule });
+    expect(await watch.look(`${DIR}/capture.pcap`)).toBe(false);
+    const rec = watch.record();
+    expect(rec.checkpoints.map((c) => c.seconds)).toEqual([4, 6, 8, 10, 12, 14, 16, 18]);
+    // What the live probe saw: BBRv1 at 12, 14, 16 and 18 s.
+    expect(rec.checkpoints.slice(-4).map((c) => c.label)).toEqual(['BBRv1', 'BBRv1', 'BBRv1', 'BBRv1']);
+    expect(rec).toMatchObject({ stoppedTransfer: false, why: 'transfer-ended', neededSeconds: null });
+    expect(rec.bytesSeen).toBeGreaterThan(50_000);
+    const g = (await growingSeries(`${DIR}/capture.pcap`, flow))!;
+    const offline = replayStopOn(g.series, model, rule).history.slice(0, 8);
+    expect(rec.checkpoints.map((c) => `${c.seconds} ${c.label}`)).toEqual(offline.map((c) => `${c.seconds} ${c.label}`));
+    // A second look at the same capture judges nothing new.
+    await watch.look(`${DIR}/capture.pcap`);
+    expect(watch.record().checkpoints).toHaveLength(8);
+  }, 60_000);
+
+  it('with the default K (4) stops at 18 s, as the live probe did; with K = 1 at the first confident answer', async () => {
+    const base: StopRule = { floorSeconds: 12, stepSeconds: 2, stableCheckpoints: 4, ceilingSeconds: 30, minConfidence: 0.8 };
+    const four = stableVerdictWatch({ ...flow, model, rule: base });
+    expect(await four.look(`${DIR}/capture.pcap`)).toBe(true);
+    expect(four.record()).toMatchObject({ stoppedTransfer: true, why: 'stable', label: 'BBRv1', neededSeconds: 18 });
+    const one = stableVerdictWatch({ ...flow, model, rule: { ...base, stableCheckpoints: 1 } });
+    expect(await one.look(`${DIR}/capture.pcap`)).toBe(true);
+    expect(one.record()).toMatchObject({ why: 'stable', label: 'BBRv1', neededSeconds: 12 });
+    expect(one.record().checkpoints).toHaveLength(1);
+    // Once stopped, it says so at every later look and judges nothing more.
+    expect(await one.look(`${DIR}/capture.pcap`)).toBe(true);
+    expect(one.record().checkpoints).toHaveLength(1);
+  }, 60_000);
+});
