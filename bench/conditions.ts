@@ -20,15 +20,10 @@ import {
   calibrated, calibratedLoco, calibration, calibrationsFrom, pipelineWithPath, withMinAnswer, type CalibrationKind, CONFIDENT, holdOneControllerOut, judge, leaveOneConditionOut, loadGridEntries, openSetTable,
   perClassAccuracy, SeriesCache, tally, tallyTable, type Outcome,
 } from '../src/train/conditions-bench.js';
+import { takeFlag } from '../src/util/script-args.js';
 
 const args = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v;
-};
+const flag = (name: string) => takeFlag(args, name);
 const only = flag('--only')?.split(',');
 const pipeline = pipelineWithPath(flag('--path'));
 const kind = (flag('--calibration') ?? 'isotonic') as CalibrationKind;

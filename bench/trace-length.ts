@@ -22,15 +22,10 @@ import { loadGridEntries, tally, type GridEntry, type Tally } from '../src/train
 import { toSeries } from '../src/train/dataset.js';
 import { truncateSeries } from '../src/trace/truncate.js';
 import type { BifSeries } from '../src/trace/types.js';
+import { takeFlag } from '../src/util/script-args.js';
 
 const args = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v;
-};
+const flag = (name: string) => takeFlag(args, name);
 const modelPath = flag('--model') ?? 'models/ccbrowse-model.json';
 const cachePath = flag('--cache') ?? 'build/bench/trace-length-verdicts.json.gz';
 const tuneSpec = flag('--tune') ?? 'g1:base,rtt-150';

@@ -12,18 +12,15 @@
  */
 import { loadModel, saveModel } from '../../classify/index.js';
 import { fitEnvelope } from '../../classify/envelope.js';
+import { requireFlag, takeFlag } from '../../util/script-args.js';
 import {
   calibratedLoco, calibration, calibrationsFrom, judge, loadGridEntries, perClassAccuracy, SeriesCache, tally, tallyTable, withMinAnswer, type CalibrationKind,
 } from '../conditions-bench.js';
 
 const args = process.argv.slice(2);
-const flag = (name: string, dflt?: string): string => {
-  const i = args.indexOf(name);
-  if (i >= 0 && args[i + 1]) return args[i + 1];
-  if (dflt !== undefined) return dflt;
-  console.error(`missing ${name} (see the header of src/train/scripts/calibrate-model.ts)`);
-  process.exit(2);
-};
+const USAGE = 'src/train/scripts/calibrate-model.ts';
+const flag = (name: string, dflt?: string): string => (dflt === undefined ? requireFlag(args, name, USAGE) : takeFlag(args, name) ?? dflt);
+const out = flag('--out');
 const kind = flag('--calibration', 'logistic') as CalibrationKind;
 const minAnswer = Number(flag('--min-answer', '0.8'));
 const cache = new SeriesCache();
@@ -53,5 +50,5 @@ console.log('');
 
 model.calibration = { ...calibrationsFrom(outcomes, `${entries.length} traces of grid conditions the model never trained on`, kind), minAnswer };
 model.note = `${model.note}; envelope from ${envelopeIds.join('+')}, confidence calibrated (${kind}, min answer ${minAnswer}) on ${outcomes.length} held-out grid measurements`;
-saveModel(model, flag('--out'));
-console.log(`-> ${flag('--out')}`);
+saveModel(model, out);
+console.log(`-> ${out}`);

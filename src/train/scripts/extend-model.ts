@@ -19,6 +19,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { loadModel, saveModel, type Model } from '../../classify/index.js';
+import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { disturbedReason } from '../../classify/disturbance.js';
 import { spliceModels } from '../../classify/splice.js';
 import {
@@ -28,18 +29,15 @@ import {
 import { trainFromEntries } from '../train.js';
 
 const args = process.argv.slice(2);
-const flag = (name: string, dflt?: string): string => {
-  const i = args.indexOf(name);
-  if (i >= 0 && args[i + 1]) return args[i + 1];
-  if (dflt !== undefined) return dflt;
-  console.error(`missing ${name} (see the header of src/train/scripts/extend-model.ts)`);
-  process.exit(2);
-};
-const list = (name: string): string[] => flag(name, '').split(',').filter(Boolean);
+const USAGE = 'src/train/scripts/extend-model.ts';
+const flag = (name: string, dflt?: string): string => (dflt === undefined ? requireFlag(args, name, USAGE) : takeFlag(args, name) ?? dflt);
+const list = (name: string): string[] => takeList(args, name);
 const kind = flag('--calibration', 'logistic') as CalibrationKind;
 const minAnswer = Number(flag('--min-answer', '0.9'));
 const minAnswerSingle = Number(flag('--min-answer-single', '0.95'));
 const GROUP_SUFFIX = '.grid';
+const out = flag('--out');
+const locoOut = takeFlag(args, '--loco-out');
 
 const base = loadModel(flag('--model'));
 delete base.calibration;
@@ -47,7 +45,8 @@ const cache = new SeriesCache();
 const skip = new Set(list('--skip'));
 const undisturbed = (e: GridEntry) => !disturbedReason(e.disturbance ?? null, e.rttSeconds);
 const grid = loadGridEntries(list('--grid')).filter((e) => !skip.has(e.conditionId));
-const always = list('--always').length ? loadGridEntries(list('--always')) : [];
+const alwaysFiles = list('--always');
+const always = alwaysFiles.length ? loadGridEntries(alwaysFiles) : [];
 const profiles = list('--profiles');
 const trainable = (e: GridEntry) => undisturbed(e) && (profiles.length === 0 || profiles.includes(e.profile) || always.includes(e));
 const dropped = [...grid, ...always].filter((e) => !undisturbed(e)).length;
@@ -65,7 +64,7 @@ for (const id of [...new Set(grid.map((e) => e.conditionId))].sort()) {
   process.stderr.write(`  ${id}: ${t.right}/${t.n} right before calibration\n`);
 }
 const honest = calibratedLoco(loco, kind).map((o) => withMinAnswer(o, minAnswer, minAnswerSingle));
-if (args.includes('--loco-out')) writeFileSync(flag('--loco-out'), JSON.stringify(honest));
+if (locoOut) writeFileSync(locoOut, JSON.stringify(honest));
 const t = tally(honest);
 const cal = calibration(honest);
 console.log(`leave one condition out (each calibrated on the others, min answer ${minAnswer}, one profile ${minAnswerSingle}): ${t.right}/${t.n} right (${(100 * t.right / t.n).toFixed(1)}%), ${t.unknown} Unknown, ${t.wrong} wrong, ${t.confidentWrong} confident wrong (${(100 * t.confidentWrong / t.n).toFixed(1)}%); ECE ${cal.ece.toFixed(3)} over ${cal.answered} answers\n`);
@@ -79,8 +78,8 @@ for (const r of cal.rows) console.log(`| ${r.from.toFixed(1)}-${r.to.toFixed(1)}
 console.log('');
 
 const conditions = [...new Set(grid.map((e) => e.conditionId))].sort();
-const model = extend([...grid, ...always], `grid ${conditions.join('+')}${always.length ? ` + ${list('--always').join('+')}` : ''}`);
+const model = extend([...grid, ...always], `grid ${conditions.join('+')}${always.length ? ` + ${alwaysFiles.join('+')}` : ''}`);
 model.calibration = { ...calibrationsFrom(loco, `leave one condition out over ${conditions.length} grid conditions (${loco.length} measurements)`, kind), minAnswer, minAnswerSingle };
 model.note = `${model.note}; confidence calibrated (${kind}, min answer ${minAnswer}, one profile ${minAnswerSingle}) by leaving one of ${conditions.length} grid conditions out`;
-saveModel(model, flag('--out'));
-console.log(`-> ${flag('--out')}: ${model.classes.length} labels`);
+saveModel(model, out);
+console.log(`-> ${out}: ${model.classes.length} labels`);
