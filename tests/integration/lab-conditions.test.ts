@@ -67,7 +67,9 @@ describe.skipIf(!isRoot)('conditions grid: path, sender and ACK axes', () => {
   it('reordering on the server-side path: gaps filled within half an RTT, not losses', async () => {
     const { f } = await probe('reord', 120_000);
     const c = f.conditions!;
-    expect(c.reorderShare!).toBeGreaterThan(0.04);
+    // 10% of packets held 5 ms: one counts only when a later packet overtakes it, so the share
+    // seen is below 10% and moves with the host's timing (measured 3.8-5%); a clean path shows 0.
+    expect(c.reorderShare!).toBeGreaterThan(0.02);
     expect(c.upstreamLossShare!).toBeLessThan(0.005);
   }, 180_000);
 
