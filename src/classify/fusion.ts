@@ -95,13 +95,12 @@ export const LONE_PROFILE_MIN_CONFIDENCE = 0.8;
  */
 export function loneProfileDoubt(label: string, profiles: Array<{ label: string; confidence: number }>, lossOnly: boolean): string | null {
   if (!lossOnly || profiles.length < 2) return null;
-  const silent = profiles.filter((p) => NON_ANSWERS.includes(p.label));
+  const silent = profiles.filter((p) => NON_ANSWER_PRIORITY.includes(p.label));
   if (silent.length === 0) return null;
   const surest = Math.max(0, ...profiles.filter((p) => p.label === label).map((p) => p.confidence));
   if (surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
   return `only ${profiles.length - silent.length} of ${profiles.length} profiles named ${label}, the surest at ${surest.toFixed(2)} on its own (the other: ${silent.map((p) => p.label).join(', ')})`;
 }
-const NON_ANSWERS = [UNKNOWN, 'Short flow', 'Application-limited'];
 
 /** Probability under which the profiles' combined loss-based posterior stays Unknown. */
 const MIN_COMBINED_POSTERIOR = 0.7;
