@@ -97,6 +97,7 @@ export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | und
   const x = conditionVector(c);
   let best = Infinity;
   let bestAxes: number[] = [];
+  let nearest: Array<number | null> = [];
   for (const t of train) {
     let worst = 0;
     const far: number[] = [];
@@ -110,16 +111,23 @@ export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | und
     if (worst < best) {
       best = worst;
       bestAxes = far;
+      nearest = t;
     }
   }
   if (best <= 1) return { inside: true, reason: null, distance: best };
-  // Name each far axis with the flow's value and the range training covered on it.
+  // Name each far axis with the flow's value, the nearest training flow's, and the range training
+  // covered on it: a value inside that range is still far when no training flow pairs it with the
+  // flow's other conditions (SACK off at 7 segments when SACK-off training sat at 2 and 17).
   const parts = bestAxes.map((j) => {
     const a = ENVELOPE_AXES[j];
     const vals = train.map((t) => t[j]).filter((v): v is number => v !== null);
     const lo = Math.min(...vals);
     const hi = Math.max(...vals);
-    return `${a.name} ${fmt(a, x[j])} (trained ${a.upperOnly ? `up to ${fmt(a, hi)}` : lo === hi ? fmt(a, lo) : `${fmt(a, lo)}-${fmt(a, hi)}`})`;
+    if (a.upperOnly) return `${a.name} ${fmt(a, x[j])} (trained up to ${fmt(a, hi)})`;
+    if (lo === hi) return `${a.name} ${fmt(a, x[j])} (trained ${fmt(a, lo)})`;
+    if (a.name === 'SACK' || a.name === 'bytes in flight') return `${a.name} ${fmt(a, x[j])} (trained with both, not with this flow's other conditions)`;
+    const within = (x[j] as number) >= lo && (x[j] as number) <= hi;
+    return `${a.name} ${fmt(a, x[j])} (nearest trained conditions: ${fmt(a, nearest[j] ?? null)}; trained ${fmt(a, lo)}-${fmt(a, hi)}${within ? ' in all, not with this flow\'s other conditions' : ''})`;
   });
   return { inside: false, reason: `conditions unlike any the model was trained under: ${parts.join('; ')}`, distance: best };
 }

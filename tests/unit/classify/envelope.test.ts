@@ -23,6 +23,17 @@ describe('the conditions envelope', () => {
     expect(checkEnvelope(env, lab({ visibleShare: 0.3 })).inside).toBe(false);
   });
 
+  it('names the nearest training conditions when a value inside the trained range is far in combination', () => {
+    // SACK on trained at 4 and 64 segments, SACK off at 24 only: SACK off at 64 is inside the
+    // BDP range training covered, yet unlike any training flow.
+    const combos = fitEnvelope([lab({ bdpPackets: 4 }), lab({ bdpPackets: 64 }), lab({ sack: false, bdpPackets: 24 })]);
+    const c = checkEnvelope(combos, lab({ sack: false, bdpPackets: 64 }));
+    expect(c.inside).toBe(false);
+    expect(c.reason).toMatch(/BDP 64 segments \(nearest trained conditions: 24 segments; trained 4 segments-64 segments in all, not with this flow's other conditions\)/);
+    expect(checkEnvelope(combos, lab({ sack: false, bdpPackets: 4 })).reason).toMatch(/SACK off \(trained with both, not with this flow's other conditions\)/);
+    expect(checkEnvelope(combos, lab({ bdpPackets: 256 })).reason).toMatch(/BDP 256 segments \(nearest trained conditions: 64 segments; trained 4 segments-64 segments\)$/);
+  });
+
   it('holds reordering and loss against a flow only above what training saw', () => {
     expect(checkEnvelope(env, lab({ reorderShare: 0.005 })).inside).toBe(true);
     expect(checkEnvelope(env, lab({ reorderShare: 0.05 })).inside).toBe(false);
