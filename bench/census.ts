@@ -4,6 +4,7 @@
  *       [--lab-config labs/synthetic-internet.ts] [--model models/ccbrowse-model.json] [--json build/bench/census.json]
  *   npx tsx bench/census.ts --write-sites     # regenerates crawls/sites/synthetic-internet*.txt from the lab
  *
+ * The same score as `ccbrowse crawl score`, plus the crawl's rate and the load average, as JSON.
  * Reads the crawl's results from the store (SQLite by default, PostgreSQL too), classifies each
  * job's probes again with the model (train/census-verdicts.ts), and scores the site x region
  * matrix against what the lab configuration says (lab/census-truth.ts, train/census-score.ts):
@@ -21,8 +22,8 @@ import { openCrawlBackend } from '../src/crawl/open.js';
 import { expectedCensus, regionDependentHosts } from '../src/lab/census-truth.js';
 import { loadLabConfig, parseLabConfig } from '../src/lab/config.js';
 import { syntheticInternet, syntheticSiteList } from '../src/lab/synthetic-internet.js';
-import { scoreCensus, shares, type ObservedCell, type Tally } from '../src/train/census-score.js';
-import { observeProbeJob } from '../src/train/census-verdicts.js';
+import { censusTable, scoreCensus } from '../src/train/census-score.js';
+import { observeCrawl } from '../src/train/census-verdicts.js';
 import { takeFlag } from '../src/util/script-args.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -53,48 +54,25 @@ const cfg = await loadLabConfig(labFile);
 const model = loadModel(modelFile);
 const minAnswer = model.calibration?.minAnswer ?? 0;
 const backend = await openCrawlBackend(store);
-let observed: ObservedCell[] = [];
-let progress;
-try {
-  progress = await backend.progress(crawl.definition.name);
-  if (!progress) { console.error(`no crawl ${crawl.definition.name} in ${backend.where}`); process.exit(2); }
-  const results = (await backend.results(crawl.definition.name)).filter((r) => r.status === 'complete');
-  for (const r of results) {
-    const detail = r.detail as { mode?: string; url?: string };
-    if (detail.mode !== 'probe' || !detail.url) continue;
-    const o = await observeProbeJob({ region: r.region, url: detail.url, dirs: r.dirs }, model);
-    if (o) observed.push(o);
+const { results, progress } = await (async () => {
+  try {
+    const p = await backend.progress(crawl.definition.name);
+    if (!p) { console.error(`no crawl ${crawl.definition.name} in ${backend.where}`); process.exit(2); }
+    return { results: await backend.results(crawl.definition.name), progress: p };
+  } finally {
+    await backend.close();
   }
-} finally {
-  await backend.close();
-}
-// Repeats of one cell: each is scored (a census of several rounds); here the first is kept per cell.
-observed = [...new Map(observed.map((o) => [`${o.host}\t${o.region}`, o])).values()];
-
+})();
+const observed = await observeCrawl(results, model);
 const expected = expectedCensus(cfg);
 const hosts = [...new Set(crawl.targets.flatMap((t) => (t.url ? [new URL(t.url).hostname] : [])))];
 const score = scoreCensus(expected, observed, { hosts, regions: crawl.definition.regions, minAnswer, regionDependentHosts: regionDependentHosts(expected) });
 
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const row = (name: string, t: Tally) => {
-  const s = shares(t);
-  return `| ${name} | ${t.cells} | ${s.measured} | ${t.right} | ${pct(s.accuracy)} | ${pct(s.unknown)} | ${pct(s.confidentWrong)} |`;
-};
-const lines = [
-  `crawl ${crawl.definition.name} on ${store}: ${progress.done} done, ${progress.failed} failed, ${progress.left + progress.running} left; ${progress.ratePerHour?.toFixed(1) ?? '-'} site-measurements/hour`,
-  `model ${modelFile} (minimum answer ${minAnswer}); lab ${cfg.name} (${labFile}); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+console.log([
+  `crawl ${crawl.definition.name} on ${store}: ${progress.done} done, ${progress.failed} failed, ${progress.left + progress.running} left; ${progress.ratePerHour?.toFixed(1) ?? '-'} site-measurements/hour (one site from one region, every profile)`,
+  `model ${modelFile} (minimum answer ${minAnswer}); lab ${cfg.name} (${labFile}); load average now ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
   '',
-  '| cells | cells | measured | right | census accuracy | Unknown | confident-wrong |',
-  '| --- | --- | --- | --- | --- | --- | --- |',
-  row('all', score.total),
-  ...Object.entries(score.perRegion).map(([r, t]) => row(`region ${r}`, t)),
-  ...Object.entries(score.perController).sort().map(([c, t]) => row(c, t)),
-  row('differ per region', score.regionDependent),
-  row('per flow (each profile alone)', score.perFlow),
-  '',
-  ...score.cells.filter((c) => c.outcome !== 'right').map((c) => `  ${c.outcome.padEnd(15)} ${c.host} [${c.region}] expected ${c.expected}/${c.protocol}, got ${c.predicted ?? '-'}${c.confidence !== null ? ` (${c.confidence.toFixed(2)})` : ''}`),
-  ...(score.unexpected.length ? [`results outside the configuration: ${score.unexpected.map((u) => `${u.host} [${u.region}]`).join(', ')}`] : []),
-];
-console.log(lines.join('\n'));
+  ...censusTable(score),
+].join('\n'));
 mkdirSync(dirname(jsonOut), { recursive: true });
 writeFileSync(jsonOut, JSON.stringify({ createdAt: new Date().toISOString(), store, crawl: crawl.definition.name, progress, loadAverage: loadavg(), model: modelFile, score }, null, 1));

@@ -169,6 +169,35 @@ export function registerCrawl(program: Command): void {
   setState('resume', 'active', 'resume a paused crawl');
   setState('cancel', 'cancelled', 'cancel a crawl: queued jobs are cancelled, running ones stop (what they made is removed)');
 
+  storeOption(crawl.command('score')
+    .description('census accuracy of a probe crawl against its lab configuration: each site x region cell right, Unknown or confidently wrong, per region and controller, beside the per-flow accuracy of the same flows')
+    .argument('<file>', 'the crawl file (its targets and regions are the cells), e.g. crawls/synthetic-internet.ts'))
+    .addOption(opt.out('where the default store is', DEFAULT_OUT))
+    .option('--config <file>', 'lab configuration the crawl measured (the truth), e.g. labs/synthetic-internet.ts', 'labs/synthetic-internet.ts')
+    .option('--model <file>', 'classifier model (default models/ccbrowse-model.json)')
+    .addOption(opt.json())
+    .action(async (file: string, opts: { store?: string; out: string; config: string; model?: string; json?: boolean }) => {
+      await load();
+      const loaded = await M.loadCrawl(file);
+      const [{ loadLabConfig }, { expectedCensus, regionDependentHosts }, { loadModel }, score, verdicts, { repoRoot }, { resolve }] = await Promise.all([
+        import('../lab/config.js'), import('../lab/census-truth.js'), import('../classify/index.js'), import('../train/census-score.js'),
+        import('../train/census-verdicts.js'), import('../util/paths.js'), import('node:path')]);
+      const cfg = await loadLabConfig(opts.config);
+      const model = loadModel(opts.model ?? resolve(repoRoot(), 'models', 'ccbrowse-model.json'));
+      const name = loaded.definition.name;
+      const { results, progress } = await withQueue(storePathOf(opts), async (queue) => {
+        const p = await queue.progress(name);
+        if (!p) throw new BadInputError(`no crawl ${name} in ${queue.where}`, `crawls there: ${(await queue.crawlIds()).join(', ') || 'none'}`);
+        return { results: await queue.results(name), progress: p };
+      });
+      const observed = await verdicts.observeCrawl(results, model);
+      const expected = expectedCensus(cfg);
+      const hosts = [...new Set(loaded.targets.flatMap((t) => (t.url ? [new URL(t.url).hostname] : [])))];
+      const s = score.scoreCensus(expected, observed, { hosts, regions: loaded.definition.regions, minAnswer: model.calibration?.minAnswer ?? 0, regionDependentHosts: regionDependentHosts(expected) });
+      if (opts.json) console.log(JSON.stringify({ crawl: name, lab: cfg.name, progress, score: s }, null, 2));
+      else console.log([M.formatProgress(progress), `against lab ${cfg.name} (${opts.config}), minimum answer ${s.minAnswer}`, '', ...score.censusTable(s)].join('\n'));
+    });
+
   crawl.command('export')
     .description('copy a crawl store on PostgreSQL (one crawl or all) into an SQLite results store, which the report and analyze read')
     .argument('[name]', 'one crawl (default: all)')

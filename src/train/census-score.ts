@@ -119,3 +119,25 @@ export function scoreCensus(expected: readonly ExpectedCell[], observed: readonl
   for (const c of observed) if (!want.has(key(c.host, c.region))) s.unexpected.push({ host: c.host, region: c.region });
   return s;
 }
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** The score as a Markdown table (all, per region, per controller, cells that differ, per flow) and the cells not right. */
+export function censusTable(s: CensusScore): string[] {
+  const row = (name: string, t: Tally) => {
+    const x = shares(t);
+    return `| ${name} | ${t.cells} | ${x.measured} | ${t.right} | ${pct(x.accuracy)} | ${pct(x.unknown)} | ${pct(x.confidentWrong)} |`;
+  };
+  return [
+    '| scope | cells | measured | right | accuracy | Unknown | confident-wrong |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    row('census (site x region)', s.total),
+    ...Object.entries(s.perRegion).map(([r, t]) => row(`region ${r}`, t)),
+    ...Object.entries(s.perController).sort(([a], [b]) => a.localeCompare(b)).map(([c, t]) => row(c, t)),
+    row('cells that differ per region', s.regionDependent),
+    row('per flow (each profile alone)', s.perFlow),
+    '',
+    ...s.cells.filter((c) => c.outcome !== 'right').map((c) => `${c.outcome.padEnd(15)} ${c.host} [${c.region}] is ${c.expected}/${c.protocol}, read ${c.predicted ?? '-'}${c.confidence !== null ? ` (${c.confidence.toFixed(2)})` : ''}`),
+    ...(s.unexpected.length ? [`results outside the configuration: ${s.unexpected.map((u) => `${u.host} [${u.region}]`).join(', ')}`] : []),
+  ];
+}

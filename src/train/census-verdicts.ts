@@ -39,3 +39,23 @@ export async function observeProbeJob(job: ProbeJobResult, model: Model): Promis
     flows: raw.map((v) => asObserved(fuseProfiles([v], { calibration: model.calibration }))),
   };
 }
+
+/** A crawl's stored results, as much as this needs (crawl/backend.ts StoredResult fits). */
+export interface StoredProbeResult { status: string; region: string; dirs: string[]; detail: unknown }
+
+/**
+ * The cells a probe crawl found: its complete probe results classified; one per site and
+ * region (a later round or repeat of the same cell is left out: the census is one matrix).
+ */
+export async function observeCrawl(results: readonly StoredProbeResult[], model: Model): Promise<ObservedCell[]> {
+  const out = new Map<string, ObservedCell>();
+  for (const r of results) {
+    const detail = r.detail as { mode?: string; url?: string } | null;
+    if (r.status !== 'complete' || detail?.mode !== 'probe' || !detail.url) continue;
+    const key = `${new URL(detail.url).hostname}\t${r.region}`;
+    if (out.has(key)) continue;
+    const o = await observeProbeJob({ region: r.region, url: detail.url, dirs: r.dirs }, model);
+    if (o) out.set(key, o);
+  }
+  return [...out.values()];
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExpectedCell } from '../../../src/lab/census-truth.js';
-import { judge, scoreCensus, shares, type ObservedCell } from '../../../src/train/census-score.js';
+import { censusTable, judge, scoreCensus, shares, type ObservedCell } from '../../../src/train/census-score.js';
 
 const cell = (host: string, region: string, cca: string, protocol: 'tcp' | 'quic' = 'tcp', silent = false): ExpectedCell => ({ host, region, origin: 'o', protocol, cca, silent });
 const seen = (host: string, region: string, label: string, confidence = 0.95, flows?: Array<[string, number]>): ObservedCell =>
@@ -41,6 +41,9 @@ describe('census scoring', () => {
     expect(s.perFlow).toMatchObject({ cells: 10, right: 6, unknown: 3, confidentWrong: 1 });
     expect(s.unexpected).toEqual([{ host: 'z.test', region: 'us' }]);
     expect(shares(s.total)).toEqual({ measured: 5, accuracy: 0.6, unknown: 0.2, confidentWrong: 0.2 });
+    const table = censusTable(s);
+    expect(table).toContain('| census (site x region) | 6 | 5 | 3 | 60.0% | 20.0% | 20.0% |');
+    expect(table).toContain('confident-wrong a.test [ap] is BBRv1/tcp, read CUBIC (0.90)');
   });
 
   it('leaves out hosts a region does not serve and silent origins', () => {
