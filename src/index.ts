@@ -9,3 +9,4 @@ export { defineLab, TCP_CCAS, type LabConfigInput, type LabConfig, type OriginCo
 export * from './scenario/index.js';
 export { defineGrid, type GridInput, type Grid } from './train/grid.js';
 export { defineCrawl, type CrawlInput, type CrawlDefinition } from './crawl/define.js';
+export { syntheticInternet, syntheticSiteList, type SyntheticInternetOptions } from './lab/synthetic-internet.js';

@@ -3,12 +3,12 @@
  * crawl file becomes jobs in the queue (the results store's SQLite file, or PostgreSQL +
  * pg-boss for workers on several machines), workers run them.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { BadInputError, ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
-import type { CrawlBackend, CrawlState, WorkerEvent } from '../crawl/index.js';
+import type { CrawlBackend, CrawlState, WorkerEvent, WorkerOptions } from '../crawl/index.js';
 
 // The crawl modules and the loaders are imported when a crawl command runs, never when the
 // command tree is built (`--help` loads none of them: tests/unit/cli/startup.test.ts); the
@@ -30,6 +30,12 @@ function storePathOf(opts: { store?: string; out?: string }): string {
   return opts.store ?? join(opts.out ?? DEFAULT_OUT, 'ccbrowse.sqlite');
 }
 
+/** crawl run and worker create the store (and its directory: a fresh --out is fine); the other commands never do. */
+async function openOrCreate(path: string): Promise<CrawlBackend> {
+  if (!M.isPostgresUrl(path)) mkdirSync(dirname(path), { recursive: true });
+  return M.openCrawlBackend(path);
+}
+
 async function withQueue<T>(path: string, f: (q: CrawlBackend) => Promise<T>): Promise<T> {
   // status/pause/resume/cancel never create a store file: a wrong path is said as such.
   if (!M.isPostgresUrl(path) && !existsSync(path)) throw new BadInputError(`no results store ${path}`, 'pass the --store (or --out) the crawl was run with');
@@ -49,6 +55,19 @@ function eventLine(say: Reporter): (e: WorkerEvent) => void {
     else if (e.type === 'failed') say.info(`FAILED ${what}: ${e.reason}`);
     else say.info(`${e.type} ${what}`);
   };
+}
+
+/**
+ * The watcher probe jobs use when their crawl asks to stop when stable: the shipped model and
+ * the default rule at the model's minimum answer, loaded before any job starts (a crawl that
+ * never asks loads nothing).
+ */
+async function watchFor(stopWhenStable: boolean): Promise<WorkerOptions['watchProbe']> {
+  if (!stopWhenStable) return undefined;
+  const { stopRuleFrom } = await import('./probe.js');
+  const { stableVerdictWatch } = await import('../train/stop-when-stable.js');
+  const rule = (await stopRuleFrom({ stopWhenStable: true }))!;
+  return ({ originIp, rateKbit }) => stableVerdictWatch({ ...rule, originIp, protocol: 'tcp', rateKbit });
 }
 
 /** Checks a crawl's profiles and scenarios load before anything is queued (exit 2 otherwise). */
@@ -78,7 +97,7 @@ export function registerCrawl(program: Command): void {
         requireRoot('crawl run');
         if (def.lab) for (const r of def.regions) requireRunningLab(def.lab, r);
       }
-      const queue = await M.openCrawlBackend(storePath);
+      const queue = await openOrCreate(storePath);
       try {
         const state = await queue.state(def.name);
         if (state === 'cancelled') throw new BadInputError(`crawl ${def.name} was cancelled`, 'give the crawl another name to start it afresh');
@@ -91,7 +110,7 @@ export function registerCrawl(program: Command): void {
           const ticker = setInterval(() => { void queue.progress(def.name).then((p) => { if (p) say.progress(M.formatProgress(p)); }, () => {}); }, 1000);
           try {
             await M.runWorker({ queue, regions: def.regions, concurrency: opts.concurrency ?? def.concurrency, outDir: opts.out, signal,
-              crawlId: def.name, untilIdle: true, onEvent: eventLine(say), progress: say.detail });
+              crawlId: def.name, watchProbe: await watchFor(def.stopWhenStable), untilIdle: true, onEvent: eventLine(say), progress: say.detail });
           } finally {
             clearInterval(ticker);
             say.done();
@@ -150,6 +169,35 @@ export function registerCrawl(program: Command): void {
   setState('resume', 'active', 'resume a paused crawl');
   setState('cancel', 'cancelled', 'cancel a crawl: queued jobs are cancelled, running ones stop (what they made is removed)');
 
+  storeOption(crawl.command('score')
+    .description('census accuracy of a probe crawl against its lab configuration: each site x region cell right, Unknown or confidently wrong, per region and controller, beside the per-flow accuracy of the same flows')
+    .argument('<file>', 'the crawl file (its targets and regions are the cells), e.g. crawls/synthetic-internet.ts'))
+    .addOption(opt.out('where the default store is', DEFAULT_OUT))
+    .option('--config <file>', 'lab configuration the crawl measured (the truth), e.g. labs/synthetic-internet.ts', 'labs/synthetic-internet.ts')
+    .option('--model <file>', 'classifier model (default models/ccbrowse-model.json)')
+    .addOption(opt.json())
+    .action(async (file: string, opts: { store?: string; out: string; config: string; model?: string; json?: boolean }) => {
+      await load();
+      const loaded = await M.loadCrawl(file);
+      const [{ loadLabConfig }, { expectedCensus, regionDependentHosts }, { loadModel }, score, verdicts, { repoRoot }, { resolve }] = await Promise.all([
+        import('../lab/config.js'), import('../lab/census-truth.js'), import('../classify/index.js'), import('../train/census-score.js'),
+        import('../train/census-verdicts.js'), import('../util/paths.js'), import('node:path')]);
+      const cfg = await loadLabConfig(opts.config);
+      const model = loadModel(opts.model ?? resolve(repoRoot(), 'models', 'ccbrowse-model.json'));
+      const name = loaded.definition.name;
+      const { results, progress } = await withQueue(storePathOf(opts), async (queue) => {
+        const p = await queue.progress(name);
+        if (!p) throw new BadInputError(`no crawl ${name} in ${queue.where}`, `crawls there: ${(await queue.crawlIds()).join(', ') || 'none'}`);
+        return { results: await queue.results(name), progress: p };
+      });
+      const observed = await verdicts.observeCrawl(results, model);
+      const expected = expectedCensus(cfg);
+      const hosts = [...new Set(loaded.targets.flatMap((t) => (t.url ? [new URL(t.url).hostname] : [])))];
+      const s = score.scoreCensus(expected, observed, { hosts, regions: loaded.definition.regions, minAnswer: model.calibration?.minAnswer ?? 0, regionDependentHosts: regionDependentHosts(expected) });
+      if (opts.json) console.log(JSON.stringify({ crawl: name, lab: cfg.name, progress, score: s }, null, 2));
+      else console.log([M.formatProgress(progress), `against lab ${cfg.name} (${opts.config}), minimum answer ${s.minAnswer}`, '', ...score.censusTable(s)].join('\n'));
+    });
+
   crawl.command('export')
     .description('copy a crawl store on PostgreSQL (one crawl or all) into an SQLite results store, which the report and analyze read')
     .argument('[name]', 'one crawl (default: all)')
@@ -177,10 +225,11 @@ export function registerCrawl(program: Command): void {
       const storePath = storePathOf(opts);
       const say = reporterFor(cmd, { elapsed: true });
       await reapLeftovers(say.info);
-      const queue = await M.openCrawlBackend(storePath);
+      const queue = await openOrCreate(storePath);
       try {
         say.info(`worker for ${opts.region.join(', ')} on ${queue.where}, ${opts.concurrency} at once`);
-        const summary = await M.runWorker({ queue, regions: opts.region, concurrency: opts.concurrency, outDir: opts.out, signal: interruptSignal(),
+        // Any crawl in the queue may ask its probes to stop when stable: the model is loaded up front.
+        const summary = await M.runWorker({ queue, regions: opts.region, concurrency: opts.concurrency, outDir: opts.out, signal: interruptSignal(), watchProbe: await watchFor(true),
           untilIdle: opts.untilIdle === true, leaseMs: opts.lease * 1000, onEvent: eventLine(say), progress: say.detail });
         console.log(opts.json ? JSON.stringify(summary) : `worker: ${summary.done} done, ${summary.failed} failed, ${summary.retried} retried, ${summary.released} given back`);
       } finally {

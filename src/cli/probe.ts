@@ -63,7 +63,7 @@ export function registerProbe(program: Command): void {
 }
 
 /** The early-stop rule the flags ask for (null without --stop-when-stable), with the model it judges by. */
-async function stopRuleFrom(o: { stopWhenStable?: boolean; minSeconds?: number; maxSeconds?: number; model?: string }): Promise<{ rule: StopRule; model: Model } | null> {
+export async function stopRuleFrom(o: { stopWhenStable?: boolean; minSeconds?: number; maxSeconds?: number; model?: string }): Promise<{ rule: StopRule; model: Model } | null> {
   if (!o.stopWhenStable) {
     if (o.minSeconds !== undefined || o.maxSeconds !== undefined || o.model !== undefined) throw new BadInputError('--min-seconds, --max-seconds and --model go with --stop-when-stable');
     return null;

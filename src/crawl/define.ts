@@ -51,6 +51,11 @@ export const crawlSchema = z.object({
   jobTimeoutSeconds: z.number().int().min(10).max(7200).default(900),
   /** Generic page visits (a bare URL in browser mode): how long to stay on the page. */
   visitSeconds: z.number().min(0).max(600).default(20),
+  /**
+   * Probe mode: end each TCP transfer once the model's calibrated verdict named the same CCA at
+   * 4 checkpoints in a row (as `ccbrowse probe --stop-when-stable`); HTTP/3 probes run to the end.
+   */
+  stopWhenStable: z.boolean().default(false),
 }).strict().superRefine((c, ctx) => {
   c.targets.forEach((t, i) => {
     if (t.mode === 'probe' && c.lab === undefined) {

@@ -4,7 +4,7 @@
  * failure with its reason; whether the failure is worth a retry is said here, where it is known.
  */
 import { readRunningLab, type RunningLab } from '../lab/state.js';
-import { probeOnce, resolveProbeTarget, type ProbeResult } from '../probe/probe.js';
+import { probeOnce, resolveProbeTarget, type ProbeResult, type TransferWatch } from '../probe/probe.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { loadScenario } from '../scenario/load.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
@@ -28,6 +28,11 @@ export interface JobContext {
   /** Aborted on Ctrl-C, the job's time limit, or the crawl's cancellation. */
   signal: AbortSignal;
   progress?: (m: string) => void;
+  /**
+   * Probe jobs that ask to stop when stable: the watcher of one TCP transfer (the caller brings
+   * the model and the rule; the crawl layer knows nothing of verdicts). Absent: transfers run to the end.
+   */
+  watchProbe?: (o: { originIp: string; rateKbit: number }) => TransferWatch;
 }
 
 /** The page visit a bare URL gets in browser mode: load, scroll through, stay a while. */
@@ -64,7 +69,8 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
   const probes: ProbeResult[] = [];
   for (const profile of profiles) {
     if (ctx.signal.aborted) break;
-    probes.push(await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress }));
+    const watch = job.spec.stopWhenStable && target.origin.serve === 'tcp' ? ctx.watchProbe?.({ originIp: target.origin.ip, rateKbit: profile.rateKbit }) : undefined;
+    probes.push(await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch }));
   }
   const bad = probes.find((p) => p.status !== 'complete');
   if (ctx.signal.aborted || bad || probes.length < profiles.length) {
@@ -77,7 +83,8 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
     detail: {
       mode: 'probe', url: job.spec.url,
       probes: probes.map((p) => ({ profile: p.profile.name, runId: p.runId, bytes: p.bytes, seconds: p.seconds, packets: p.capture.captured,
-        origin: p.origin.name, serve: p.origin.serve, groundTruthCca: p.origin.cca })),
+        origin: p.origin.name, serve: p.origin.serve, groundTruthCca: p.origin.cca,
+        ...(p.earlyStop ? { earlyStop: { why: p.earlyStop.why, label: p.earlyStop.label, confidence: p.earlyStop.confidence, neededSeconds: p.earlyStop.neededSeconds } } : {}) })),
     },
   };
 }

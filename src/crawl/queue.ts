@@ -88,6 +88,8 @@ export interface JobSpec {
   timeoutSeconds: number;
   visitSeconds: number;
   backoffSeconds: number;
+  /** Probe mode: TCP transfers end once their verdict is stable (absent in jobs queued before it existed). */
+  stopWhenStable?: boolean;
 }
 
 export interface Job {
@@ -189,7 +191,7 @@ export class CrawlQueue {
       for (const t of targets) {
         for (const region of def.regions) {
           const spec: JobSpec = { mode: t.mode, url: t.url, scenarioFile: t.scenarioFile, profiles: def.profiles, lab: def.lab,
-            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds };
+            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds, ...(def.stopWhenStable ? { stopWhenStable: true } : {}) };
           const id = `${def.name}:${round}:${region}:${r}:${t.key}`;
           added += ins.run(id, ++seq, def.name, round, t.key, region, r, JSON.stringify(spec), def.retries + 1).changes;
         }

@@ -41,6 +41,8 @@ export interface WorkerOptions {
   pollMs?: number;
   onEvent?: (e: WorkerEvent) => void;
   progress?: (m: string) => void;
+  /** Probe jobs with stopWhenStable: the watcher of a TCP transfer (JobContext.watchProbe). */
+  watchProbe?: JobContext['watchProbe'];
   /** Runs a job (tests and benchmarks may substitute); default runJob. */
   run?: (job: Job, ctx: JobContext) => Promise<JobResult>;
 }
@@ -77,7 +79,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     }, Math.max(200, Math.floor(leaseMs / 4)));
     const signal = AbortSignal.any([o.signal, ctl.signal]);
     try {
-      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress });
+      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress, watchProbe: o.watchProbe });
       const runs = readRuns(job, result);
       const ok = await queue.complete(job, result, runs);
       summary[ok ? 'done' : 'lost']++;

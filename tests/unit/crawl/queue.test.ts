@@ -184,6 +184,22 @@ describe('crawl worker loop (substituted job runner)', () => {
   });
 });
 
+describe('probe crawls that stop when stable', () => {
+  it('the crawl\'s stopWhenStable reaches each job, and the worker hands its jobs the watcher factory', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ccb-crawl-sws-')), 'store.sqlite');
+    const q = open(file);
+    q.enqueue(crawl({ name: 'stable', targets: urls(1), stopWhenStable: true }));
+    q.enqueue(crawl({ name: 'whole', targets: urls(1) }));
+    const watchProbe = () => { throw new Error('not called here'); };
+    const seen: Array<[string, boolean | undefined, boolean]> = [];
+    await runWorker({
+      queue: q, regions: ['local'], concurrency: 1, outDir: '/nonexistent', signal: new AbortController().signal, untilIdle: true, pollMs: 20, watchProbe,
+      run: async (job, ctx) => { seen.push([job.crawlId, job.spec.stopWhenStable, ctx.watchProbe === watchProbe]); return { status: 'complete', dirs: [], runIds: [], detail: null }; },
+    });
+    expect(seen.sort()).toEqual([['stable', true, true], ['whole', undefined, true]]);
+  });
+});
+
 describe('scheduled crawls (worker)', () => {
   it('a due schedule queues the next round once, and the worker runs it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ccb-crawl-s-')), 'store.sqlite');
