@@ -56,6 +56,9 @@ export function activityWatch(o: ActivityWatchOptions): ActivityWatch {
   const stable = new Set<string>();
   // The last look's flows and standings; flows that mattered once stay in the record.
   let last = new Map<string, { flow: LiveFlow; standing: FlowStanding }>();
+  // The last look that found nothing holding: what an activity that ended early ended on (looks
+  // go on until the browser has closed, and its closing packets make flows look busy again).
+  let lastSettled = last;
   const mattered = new Map<string, LiveFlow>();
   let looks = 0;
   let settled = false;
@@ -76,12 +79,14 @@ export function activityWatch(o: ActivityWatchOptions): ActivityWatch {
       for (const f of live) if (HOLDING.has(s.get(f.tuple)!) || s.get(f.tuple) === 'stable') mattered.set(f.tuple, f);
       looks++;
       settled = allSettled(s);
+      if (settled) lastSettled = last;
       return false;
     },
     settled: () => settled,
     record(activity) {
+      const view = activity.endedEarly ? lastSettled : last;
       const flows = [...mattered.keys()].map((tuple) => {
-        const now = last.get(tuple);
+        const now = view.get(tuple);
         const f = now?.flow ?? mattered.get(tuple)!;
         const judge = judges.get(tuple);
         const d = judge?.decision();
