@@ -48,9 +48,10 @@ export const activityEarlyStopSchema = z.object({
   /**
    * stable: ended early, every flow that mattered had a stable verdict; nothing-held: ended early,
    * no flow carrying data mattered; ceiling: ran its full length, `holding` says which flows kept
-   * it; activity-ended: ran its full length (or was stopped) with nothing holding at the end.
+   * it; activity-ended: ran its full length with nothing holding at the end; interrupted: Ctrl-C;
+   * no-activity: the session never reached its activity (navigation or steps failed).
    */
-  why: z.enum(['stable', 'nothing-held', 'ceiling', 'activity-ended']),
+  why: z.enum(['stable', 'nothing-held', 'ceiling', 'activity-ended', 'interrupted', 'no-activity']),
   /** Looks at the growing capture. */
   looks: nonNegInt,
   holding: z.array(z.object({ flow: z.string(), standing: z.string() })),

@@ -31,7 +31,7 @@ export interface ActivityWatch {
   /** True when, at the last look, no flow held the activity. */
   settled(): boolean;
   /** What run.json keeps (per profile), asked once the activity is over. */
-  record(activity: { endedEarly: boolean; seconds: number | null; ceilingSeconds: number }): ActivityEarlyStop;
+  record(activity: { endedEarly: boolean; seconds: number | null; ceilingSeconds: number; interrupted?: boolean }): ActivityEarlyStop;
 }
 
 /** A flow of the capture as the decision sees it; null for flows that carry no window (UDP, no data). */
@@ -98,9 +98,10 @@ export function activityWatch(o: ActivityWatchOptions): ActivityWatch {
         };
       });
       const holding = flows.filter((f) => HOLDING.has(f.standing as FlowStanding)).map((f) => ({ flow: f.flow, standing: f.standing }));
-      const why = activity.endedEarly
-        ? (flows.some((f) => f.standing === 'stable') ? 'stable' : 'nothing-held')
-        : holding.length ? 'ceiling' : 'activity-ended';
+      const why = activity.endedEarly ? (flows.some((f) => f.standing === 'stable') ? 'stable' : 'nothing-held')
+        : activity.interrupted ? 'interrupted'
+          : activity.seconds === null ? 'no-activity'
+            : holding.length ? 'ceiling' : 'activity-ended';
       return {
         rule: { floorSeconds: rule.floorSeconds, stepSeconds: rule.stepSeconds, stableCheckpoints: rule.stableCheckpoints, minConfidence: rule.minConfidence, minBytes: o.minBytes, quietSeconds: o.quietSeconds },
         ceilingSeconds: activity.ceilingSeconds,

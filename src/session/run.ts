@@ -168,8 +168,9 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       }
       step();
       const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(pdir, ARTIFACTS.pcap), signal });
-      // --stop-when-stable: the capture is judged as it grows from the start (page flows begin
-      // during the steps); only the activity can end early, through its own end.
+      // --stop-when-stable: only the activity can end early, through its own end, so looks begin
+      // with it (the first look catches up on every checkpoint the page's flows have reached:
+      // nothing is traced again and again while a slow page loads).
       let watch: ActivityWatch | undefined;
       if (opts.stopWhenStable && watchModel) {
         if (!profile.forClassification) say(`[${profile.name}] --stop-when-stable: not watched (profile not for classification: its verdicts are Unknown)`);
@@ -177,7 +178,6 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
           const w = activityWatch({ model: watchModel, rule: opts.stopWhenStable.rule, rateKbit: profile.rateKbit,
             minBytes: opts.stopWhenStable.minBytes ?? DEFAULT_ACTIVITY_STOP.minBytes, quietSeconds: opts.stopWhenStable.quietSeconds ?? DEFAULT_ACTIVITY_STOP.quietSeconds });
           watch = w;
-          looking = lookEvery(w.everySeconds, () => w.look(capture.file));
         }
       }
       if (opts.mode === 'lab' && opts.scenario.kind === 'call') {
@@ -212,7 +212,11 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
         session = await runBrowserSession(stack, {
           netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs, lab: labCtx, log: (m) => say(`[${profile.name}] ${m}`),
           signal,
-          onTick: () => { meter.phase = 'activity'; },
+          onTick: () => {
+            meter.phase = 'activity';
+            const w = watch;
+            if (w && !looking) looking = lookEvery(w.everySeconds, () => w.look(capture.file));
+          },
           endActivityEarly: watch ? () => watch.settled() : undefined,
         });
       } finally {
@@ -221,7 +225,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       }
       if (watch) {
         const a = session.outcome.activity;
-        const rec = watch.record({ endedEarly: a?.endedEarly === true, seconds: a ? a.seconds : null, ceilingSeconds: opts.scenario.activitySeconds });
+        const rec = watch.record({ endedEarly: a?.endedEarly === true, seconds: a ? a.seconds : null, ceilingSeconds: opts.scenario.activitySeconds, interrupted: session.outcome.status === 'aborted' });
         earlyStops.set(profile.name, rec);
         say(`[${profile.name}] stop when stable: ${rec.endedActivity ? `activity ended after ${rec.activitySeconds} s of ${rec.ceilingSeconds} s` : `activity ran its length (${rec.why})`}; `
           + (rec.flows.map((f) => `${f.flow} ${f.standing}${f.neededSeconds !== undefined ? ` ${f.label} at ${f.neededSeconds} s` : ''}`).join(', ') || 'no flow mattered'));
