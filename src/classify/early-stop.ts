@@ -56,12 +56,23 @@ export type StopDecision =
   | { stop: false }
   | { stop: true; why: StopWhy; label: string; confidence: number; neededSeconds: number };
 
-/** The trace lengths at which a flow is judged: floor, floor + step, ..., the ceiling last. */
+/**
+ * The i-th trace length at which a flow is judged (floor, floor + step, ..., the ceiling last),
+ * or null past the ceiling. Integer steps from the floor, so float sums never drift past the
+ * ceiling; an infinite ceiling (a scenario activity, bounded by its own length) never ends.
+ */
+export function checkpointAt(rule: StopRule, i: number): number | null {
+  const at = rule.floorSeconds + i * rule.stepSeconds;
+  if (at < rule.ceilingSeconds - 1e-9) return at;
+  const previous = rule.floorSeconds + (i - 1) * rule.stepSeconds;
+  return i === 0 || previous < rule.ceilingSeconds - 1e-9 ? rule.ceilingSeconds : null;
+}
+
+/** Every checkpoint of a rule with a finite ceiling. */
 export function checkpointTimes(rule: StopRule): number[] {
+  if (!Number.isFinite(rule.ceilingSeconds)) throw new Error('checkpointTimes needs a finite ceiling');
   const out: number[] = [];
-  // Integer steps from the floor, so float sums never drift past the ceiling.
-  for (let i = 0; rule.floorSeconds + i * rule.stepSeconds < rule.ceilingSeconds - 1e-9; i++) out.push(rule.floorSeconds + i * rule.stepSeconds);
-  out.push(rule.ceilingSeconds);
+  for (let i = 0, at = checkpointAt(rule, 0); at !== null; at = checkpointAt(rule, ++i)) out.push(at);
   return out;
 }
 
@@ -127,4 +138,38 @@ export function replayStopOn(series: BifSeries, model: Model, rule: StopRule, ct
     const raw = classifyFlow(truncateSeries(series, seconds), model, ctx);
     return { raw, calibrated: fuseProfiles([raw], { calibration: model.calibration }) };
   });
+}
+
+/**
+ * One flow judged while its trace grows (the live watchers of probes and scenario runs): each
+ * call brings the series so far; every checkpoint it has reached is judged on the series cut
+ * there, so a look that comes late (a loaded host) judges what the rule's schedule says, not a
+ * later trace, and catches up on checkpoints it missed. Once stopped, the decision stays.
+ */
+export class GrowingFlowJudge {
+  readonly history: CheckpointVerdict[] = [];
+  private next = 0;
+  private decided: StopDecision = { stop: false };
+
+  constructor(private readonly model: Model, private readonly rule: StopRule, private readonly ctx: ClassifyContext = {}) {}
+
+  /** The series so far (seconds since the flow's first packet); returns the rule's decision. */
+  judge(series: BifSeries): StopDecision {
+    const seconds = series.t.length ? series.t[series.t.length - 1] : 0;
+    for (let at = checkpointAt(this.rule, this.next); at !== null && !this.decided.stop && seconds >= at - 1e-9; at = checkpointAt(this.rule, this.next)) {
+      this.history.push(checkpointOf(at, calibratedFlowVerdict(truncateSeries(series, at), this.model, this.ctx)));
+      this.next++;
+      this.decided = decideStop(this.history, this.rule);
+    }
+    return this.decided;
+  }
+
+  decision(): StopDecision {
+    return this.decided;
+  }
+
+  /** The checkpoints as plain JSON (confidence to three places). */
+  checkpoints(): Array<{ seconds: number; label: string; confidence: number }> {
+    return this.history.map((c) => ({ seconds: c.seconds, label: c.label, confidence: Math.round(c.confidence * 1000) / 1000 }));
+  }
 }

@@ -64,7 +64,7 @@ function eventLine(say: Reporter): (e: WorkerEvent) => void {
  */
 async function watchFor(stopWhenStable: boolean): Promise<WorkerOptions['watchProbe']> {
   if (!stopWhenStable) return undefined;
-  const { stopRuleFrom } = await import('./probe.js');
+  const { stopRuleFrom } = await import('./stop-rule.js');
   const { stableVerdictWatch } = await import('../train/stop-when-stable.js');
   const rule = (await stopRuleFrom({ stopWhenStable: true }))!;
   return ({ originIp, rateKbit }) => stableVerdictWatch({ ...rule, originIp, protocol: 'tcp', rateKbit });

@@ -10,6 +10,7 @@ import type { RunInfo } from '../results/schema.js';
 import { indexRuns, indexVote, reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 import { opt } from './options.js';
 import { reporterFor } from './output.js';
+import { stopRuleFrom } from './stop-rule.js';
 import { join as joinPath } from 'node:path';
 
 function columns(head: string[], body: string[][]): string {
@@ -52,9 +53,10 @@ export function registerRun(program: Command): void {
     .option('--keep-keys', 'keep the TLS key log in the run directory (secret material: off by default)')
     .option('--store <file>', 'results store to index the run in (default <out>/ccbrowse.sqlite)')
     .option('--dry-run', 'load and type-check the scenario, then stop')
+    .option('--stop-when-stable', 'end each profile\'s activity once every flow that matters (TCP/QUIC, still carrying data, its address\'s largest) has a calibrated verdict naming the same CCA at 4 checkpoints in a row; the activity\'s own length is the ceiling, HTTP/3 flows hold it there (run.json keeps, per profile, the checkpoints and the trace length each verdict needed)')
     .addOption(opt.count('--concurrency <n>', 'profiles run at once, each with its own namespaces, browser and capture (default: one per core but one, so a 2-core host runs them one after another)', 1, 16))
     .addOption(opt.json())
-    .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean; concurrency?: number }, cmd: Command) => {
+    .action(async (file: string, opts: { lab?: string; region: string; profile?: string[]; repeat: number; out: string; model?: string; keepKeys?: boolean; store?: string; dryRun?: boolean; json?: boolean; concurrency?: number; stopWhenStable?: boolean }, cmd: Command) => {
       const { loadScenario, checkScenarioTypes, formatTypeIssues } = await import('../scenario/load.js');
       const scenario = await loadScenario(file);
       if (opts.dryRun) {
@@ -66,6 +68,7 @@ export function registerRun(program: Command): void {
       // Everything is checked before anything is created: profiles, root, the lab and its region.
       const { loadProfile } = await import('../shaper/profile.js');
       const profiles = await Promise.all((opts.profile ?? scenario.profiles).map((p) => loadProfile(p)));
+      const stopRule = opts.stopWhenStable ? await stopRuleFrom({ stopWhenStable: true, model: opts.model }) : null;
       requireRoot('run');
       const mode = opts.lab !== undefined || scenario.lab ? 'lab' : 'internet';
       const lab = mode === 'lab' ? await requireRunningLab(opts.lab ?? 'default', opts.region) : undefined;
@@ -85,7 +88,7 @@ export function registerRun(program: Command): void {
           scenario, scenarioFile: file, mode, lab, region: opts.region, loadedProfiles: profiles, outDir: opts.out,
           keepKeys: opts.keepKeys, modelPath: opts.model, repeat: voteId ? { index: i, of: opts.repeat, group: voteId } : undefined,
           progress: say.info, onProgress: (s) => { live.set(s.profile, formatProgress(s)); say.progress([...live.values()].join(' | ')); }, signal,
-          concurrency: opts.concurrency,
+          concurrency: opts.concurrency, stopWhenStable: stopRule ?? undefined,
         }));
       }
       say.done();

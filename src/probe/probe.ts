@@ -25,6 +25,7 @@ import { browserUser, giveToBrowserUser, launchInNamespace } from '../browser/la
 import { run } from '../util/exec.js';
 import { BadInputError, CcbError } from '../util/errors.js';
 import { abortableSleep, isInterruption, throwIfInterrupted, unlessInterrupted } from '../util/interrupt.js';
+import { lookEvery } from '../util/look-loop.js';
 
 export interface ProbeTarget { url: URL; origin: LabOriginState }
 
@@ -156,7 +157,9 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       say(`${runId}: fetching ${url.href} (${origin.serve} ${origin.cca}) through ${profile.name}${cross ? ' (shared queue)' : ''}`);
       t0 = Date.now();
       const enough = new AbortController();
-      const watching = opts.watch && origin.serve === 'tcp' ? watchTransfer(opts.watch, capture.file, enough) : null;
+      // The watcher's look loop: its 'enough' aborts the download (curl ends, the probe stays complete).
+      const watch = opts.watch;
+      const watching = watch && origin.serve === 'tcp' ? lookEvery(watch.everySeconds, () => watch.look(capture.file), () => enough.abort()) : null;
       try {
         if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(stack, topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal, enough.signal);
         else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG), signal);
@@ -200,27 +203,6 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     writeProbeJson();
   }
   return result;
-}
-
-/**
- * Looks at the growing capture every few seconds until the watcher says enough (then aborts
- * `enough`, which ends the download) or stop() is called when the transfer ended by itself.
- * A look that fails (a capture not yet readable) is skipped: the next one tries again.
- */
-function watchTransfer(watch: TransferWatch, capturePath: string, enough: AbortController): { stop(): Promise<void> } {
-  const over = new AbortController();
-  const loop = (async () => {
-    while (!over.signal.aborted) {
-      try { await abortableSleep(watch.everySeconds * 1000, over.signal); } catch { return; }
-      let said = false;
-      try { said = await watch.look(capturePath); } catch { continue; }
-      if (said && !over.signal.aborted) {
-        enough.abort();
-        return;
-      }
-    }
-  })();
-  return { stop: async () => { over.abort(); await loop; } };
 }
 
 /** How a child ended ('exit 6', 'signal SIGKILL'), or '' while it runs. */

@@ -30,6 +30,44 @@ const id = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'must be printable
 import { SCENARIO_KINDS } from '../scenario/schema.js';
 export { SCENARIO_KINDS };
 
+/**
+ * `run --stop-when-stable` (issue 20), per profile: the rule, each flow that mattered with the
+ * checkpoints it was judged at and the trace length its verdict needed, and why the activity
+ * ended early or ran its full length (session/activity-stop.ts says which flows matter).
+ */
+export const activityEarlyStopSchema = z.object({
+  rule: z.object({
+    floorSeconds: finite.positive(), stepSeconds: finite.positive(), stableCheckpoints: z.number().int().positive(),
+    minConfidence: finite.min(0).max(1), minBytes: nonNegInt, quietSeconds: finite.positive(),
+  }),
+  /** The ceiling: the scenario's own activity length (seconds of wall time). */
+  ceilingSeconds: finite.nonnegative(),
+  /** How long the activity really ran (null: it never started). */
+  activitySeconds: finite.nonnegative().nullable(),
+  endedActivity: z.boolean(),
+  /**
+   * stable: ended early, every flow that mattered had a stable verdict; nothing-held: ended early,
+   * no flow carrying data mattered; ceiling: ran its full length, `holding` says which flows kept
+   * it; activity-ended: ran its full length with nothing holding at the end; interrupted: Ctrl-C;
+   * no-activity: the session never reached its activity (navigation or steps failed).
+   */
+  why: z.enum(['stable', 'nothing-held', 'ceiling', 'activity-ended', 'interrupted', 'no-activity']),
+  /** Looks at the growing capture. */
+  looks: nonNegInt,
+  holding: z.array(z.object({ flow: z.string(), standing: z.string() })),
+  flows: z.array(z.object({
+    flow: z.string(), serverIp: z.string(), protocol: z.enum(['tcp', 'quic']), bytesDown: nonNegInt, traceSeconds: finite.nonnegative(),
+    /** At the last look: stable, judging, not-judged-live (HTTP/3), quiet, trickle, not-largest. */
+    standing: z.string(),
+    label: z.string().optional(),
+    confidence: finite.min(0).max(1).optional(),
+    /** The trace length (s since the flow's first packet) its stable verdict needed. */
+    neededSeconds: finite.nonnegative().optional(),
+    checkpoints: z.array(z.object({ seconds: finite.nonnegative(), label: z.string(), confidence: finite.min(0).max(1) })),
+  })),
+});
+export type ActivityEarlyStop = z.input<typeof activityEarlyStopSchema>;
+
 export const profileRefSchema = z.object({
   /** Profile name as in shapers/ (e.g. nebby-50). */
   name: z.string().min(1),
@@ -47,6 +85,8 @@ export const profileRefSchema = z.object({
   bottleneck: z.object({
     rateKbit: finite.positive(), bufferBytes: nonNegInt, delaySeconds: finite.nonnegative(), burstBytes: nonNegInt.optional(),
   }).nullable().optional(),
+  /** Present when the run was asked to `--stop-when-stable`. */
+  earlyStop: activityEarlyStopSchema.optional(),
 });
 
 export const runSchema = z

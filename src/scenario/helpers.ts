@@ -29,6 +29,11 @@ export interface KeepActivityOptions {
   playButtons?: Locator[];
   log?: (msg: string) => void;
   signal?: AbortSignal;
+  /**
+   * Asked after every sample: true ends the activity there, as its end would (the page stays
+   * open for the session to close). `run --stop-when-stable` ends it once its verdicts are stable.
+   */
+  endEarly?: (status: ActivityStatus) => boolean;
 }
 
 export interface ActivityStatus extends Omit<PlaybackTally, 'times' | 'state'> {
@@ -39,6 +44,8 @@ export interface ActivityStatus extends Omit<PlaybackTally, 'times' | 'state'> {
   resumes: number;
   webrtc?: WebRtcCounters;
   pageClosed: boolean;
+  /** True when `endEarly` ended the activity before its length. */
+  endedEarly?: boolean;
   /** Up to 10 distinct problems seen (hook errors, ...). */
   errors: string[];
 }
@@ -57,9 +64,10 @@ export async function keepActivity(page: Page, seconds: number, opts: KeepActivi
   let resumes = 0;
   let webrtc: WebRtcCounters | undefined;
   const errors: string[] = [];
+  let endedEarly = false;
   const status = (): ActivityStatus => {
     const { times: _t, ...rest } = tally;
-    return { ...rest, seconds: (Date.now() - start) / 1000, resumes, webrtc, pageClosed: page.isClosed(), errors: [...errors] };
+    return { ...rest, seconds: (Date.now() - start) / 1000, resumes, webrtc, pageClosed: page.isClosed(), ...(endedEarly ? { endedEarly } : {}), errors: [...errors] };
   };
   const noteError = (msg: string) => {
     if (errors.length < 10 && !errors.includes(msg)) errors.push(msg);
@@ -89,6 +97,10 @@ export async function keepActivity(page: Page, seconds: number, opts: KeepActivi
       }
       const remaining = seconds * 1000 - (Date.now() - start);
       if (remaining <= 0 || page.isClosed() || opts.signal?.aborted) break;
+      if (opts.endEarly?.(status())) {
+        endedEarly = true;
+        break;
+      }
       await sleep(Math.min(interval, remaining), opts.signal);
     }
     // One last sample so the final interval counts.

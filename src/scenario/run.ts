@@ -41,6 +41,12 @@ export interface RunScenarioOptions {
   onProgress?: (activity: ActivityStatus) => void;
   /** Override the scenario's activitySeconds (e.g. a quick smoke run). */
   activitySeconds?: number;
+  /**
+   * Asked once a second during the activity: true ends it early (`run --stop-when-stable`).
+   * It ends only once the activity already counts as having happened (judgeActivity), so an
+   * early end never turns a run into 'no-activity'.
+   */
+  endActivityEarly?: () => boolean;
 }
 
 /** Chromium flags the scenario asks for, to add to the session's own. */
@@ -160,6 +166,7 @@ export async function runScenario(
     webrtc: scenario.kind === 'call',
     log,
     signal: opts.signal,
+    endEarly: opts.endActivityEarly ? (a) => opts.endActivityEarly!() && judgeActivity(scenario.kind, seconds, a).ok : undefined,
     onTick: async (a) => {
       opts.onProgress?.(a);
       if (scenario.upkeep) await scenario.upkeep(ctx);
@@ -169,6 +176,7 @@ export async function runScenario(
   if (crashed) return outcome('page-crashed', 'the page crashed during the activity', { consent, stepsMs, activity });
   if (opts.signal?.aborted) return outcome('aborted', 'aborted during the activity', { consent, stepsMs, activity });
   const judged = judgeActivity(scenario.kind, seconds, activity);
-  const detail = activity.pageClosed ? `${judged.detail} (the page closed early)` : judged.detail;
+  const detail = activity.pageClosed ? `${judged.detail} (the page closed early)`
+    : activity.endedEarly ? `${judged.detail} (ended early of ${seconds} s: stop when stable)` : judged.detail;
   return outcome(judged.ok ? 'ok' : 'no-activity', detail, { consent, stepsMs, activity });
 }

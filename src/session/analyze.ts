@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { classifyFlow } from '../classify/index.js';
 import { disturbanceSchema, type Disturbance } from '../shaper/disturbance.js';
-import { withKnownBottleneck } from '../trace/conditions.js';
+import { seriesAtKnownRate } from '../trace/conditions.js';
 import type { Model } from '../classify/model.js';
 import type { Verdict } from '../classify/verdict.js';
 import { readNetLog, type NetLogEndpoint } from '../correlate/netlog.js';
@@ -122,7 +122,7 @@ export async function analyzeProfile(dir: string, profile: string, model: Model,
       if (!f.series) continue;
       // The run knows its bottleneck: its rate, not what a paused flow delivered, sets the BDP.
       const rate = opts.rateKbit ?? bottleneck?.rateKbit;
-      const series = f.series.conditions && rate ? { ...f.series, conditions: withKnownBottleneck(f.series.conditions, rate) } : f.series;
+      const series = seriesAtKnownRate(f.series, rate);
       const v: Verdict = opts.notForClassification
         ? { schemaVersion: 1, label: 'Unknown', kind: 'unknown', confidence: 0, shapeCluster: null, evidence: null,
           reason: `profile ${profile} is not for classification: no lab controller was measured through it` }

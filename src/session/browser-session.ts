@@ -27,6 +27,8 @@ export interface BrowserSessionResult {
 export async function runBrowserSession(stack: CleanupStack, opts: {
   netns: string; dir: string; scenario: Scenario; baseArgs: string[]; lab?: LabContext;
   log: (m: string) => void; signal?: AbortSignal; onTick?: () => void;
+  /** Ends the scenario's activity early when true (`run --stop-when-stable`), through its normal end. */
+  endActivityEarly?: () => boolean;
 }): Promise<BrowserSessionResult> {
   // Chromium writes the NetLog and key log itself, as its unprivileged user: into a scratch
   // directory it owns (the run directory may sit where that user cannot go), moved in after.
@@ -62,7 +64,7 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
     signal?.addEventListener('abort', onAbort, { once: true });
     const page = await unlessInterrupted(ctx.newPage(), signal);
     await unlessInterrupted(recorder.attach(page), signal);
-    outcome = await unlessInterrupted(runScenario(opts.scenario, { page, context: ctx }, { lab: opts.lab, log: opts.log, signal, onProgress: opts.onTick }), signal);
+    outcome = await unlessInterrupted(runScenario(opts.scenario, { page, context: ctx }, { lab: opts.lab, log: opts.log, signal, onProgress: opts.onTick, endActivityEarly: opts.endActivityEarly }), signal);
     // Closing the context writes the HAR; closing the browser completes the NetLog.
     await ctx.close().catch((err: Error) => opts.log(`HAR could not be written: ${err.message}`));
   } catch (err) {

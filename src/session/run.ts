@@ -25,9 +25,13 @@ import { processStartTime, undo } from '../net/resources.js';
 import { labUrl } from '../scenario/lab.js';
 import type { LabContext } from '../scenario/lab.js';
 import type { Scenario } from '../scenario/schema.js';
-import { loadModel } from '../classify/model.js';
+import { loadModel, type Model } from '../classify/model.js';
+import type { StopRule } from '../classify/early-stop.js';
+import { lookEvery, type LookLoop } from '../util/look-loop.js';
+import { activityWatch, type ActivityWatch } from './activity-watch.js';
+import { DEFAULT_ACTIVITY_STOP } from './activity-stop.js';
 import { writeRunFiles } from '../results/write.js';
-import type { RunInfo } from '../results/schema.js';
+import type { ActivityEarlyStop, RunInfo } from '../results/schema.js';
 import { repoRoot } from '../util/paths.js';
 import { isInterruption, throwIfInterrupted } from '../util/interrupt.js';
 import { ARTIFACTS, runBrowserSession } from './browser-session.js';
@@ -65,6 +69,11 @@ export interface RunOptions {
   loadedProfiles?: Profile[];
   /** Profiles run at once (default: as many as the host has cores for, profilesAtOnce). */
   concurrency?: number;
+  /**
+   * `--stop-when-stable` (issue 20): end each profile's activity once every flow that matters
+   * has a stable verdict (activity-stop.ts); the activity's own length is the ceiling.
+   */
+  stopWhenStable?: { rule: StopRule; model?: Model; minBytes?: number; quietSeconds?: number };
 }
 
 export interface RunOutcome {
@@ -104,13 +113,16 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   }
   let browserVersion = 'unknown';
   const incomplete: string[] = [];
+  // Per profile, what --stop-when-stable did (run.json keeps it with the profile).
+  const earlyStops = new Map<string, ActivityEarlyStop>();
+  const watchModel = opts.stopWhenStable ? opts.stopWhenStable.model ?? loadModel(modelPath) : undefined;
   const signal = opts.signal;
 
   const runInfo = (status: 'complete' | 'incomplete', endedAt: Date | null): RunInfo => ({
     schemaVersion: 1, runId,
     scenario: { name: opts.scenario.name, kind: opts.scenario.kind, file: opts.scenarioFile },
     site, startUrl: opts.scenario.startUrl, region: opts.region, mode: opts.mode,
-    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, forClassification: p.forClassification, bottleneck: bottleneckModelOf(p) ?? null })),
+    profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, forClassification: p.forClassification, bottleneck: bottleneckModelOf(p) ?? null, ...(earlyStops.has(p.name) ? { earlyStop: earlyStops.get(p.name) } : {}) })),
     repeat: opts.repeat, startedAt: startedAt.toISOString(), endedAt: endedAt?.toISOString() ?? null,
     status, incompleteReason: status === 'incomplete' ? incomplete.join('; ') || 'interrupted' : undefined,
     versions: { tool: TOOL_VERSION, browser: browserVersion, model: modelId(modelPath) },
@@ -129,6 +141,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     const stack = new CleanupStack(`run-${runId}-${profile.name}`);
     const profileStart = Date.now() / 1000;
     let runAddr: string | undefined;
+    let looking: LookLoop | undefined;
     // Between two steps: an interrupted run builds nothing more.
     const step = () => throwIfInterrupted(signal);
     try {
@@ -155,6 +168,18 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       }
       step();
       const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(pdir, ARTIFACTS.pcap), signal });
+      // --stop-when-stable: only the activity can end early, through its own end, so looks begin
+      // with it (the first look catches up on every checkpoint the page's flows have reached:
+      // nothing is traced again and again while a slow page loads).
+      let watch: ActivityWatch | undefined;
+      if (opts.stopWhenStable && watchModel) {
+        if (!profile.forClassification) say(`[${profile.name}] --stop-when-stable: not watched (profile not for classification: its verdicts are Unknown)`);
+        else {
+          const w = activityWatch({ model: watchModel, rule: opts.stopWhenStable.rule, rateKbit: profile.rateKbit,
+            minBytes: opts.stopWhenStable.minBytes ?? DEFAULT_ACTIVITY_STOP.minBytes, quietSeconds: opts.stopWhenStable.quietSeconds ?? DEFAULT_ACTIVITY_STOP.quietSeconds });
+          watch = w;
+        }
+      }
       if (opts.mode === 'lab' && opts.scenario.kind === 'call') {
         // The far end of the call: a second Chromium with a fake camera beyond the bottleneck
         // (in the run's upstream namespace), joined through the lab's signalling origin.
@@ -187,10 +212,23 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
         session = await runBrowserSession(stack, {
           netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs, lab: labCtx, log: (m) => say(`[${profile.name}] ${m}`),
           signal,
-          onTick: () => { meter.phase = 'activity'; },
+          onTick: () => {
+            meter.phase = 'activity';
+            const w = watch;
+            if (w && !looking) looking = lookEvery(w.everySeconds, () => w.look(capture.file));
+          },
+          endActivityEarly: watch ? () => watch.settled() : undefined,
         });
       } finally {
         clearInterval(ticker);
+        await looking?.stop();
+      }
+      if (watch) {
+        const a = session.outcome.activity;
+        const rec = watch.record({ endedEarly: a?.endedEarly === true, seconds: a ? a.seconds : null, ceilingSeconds: opts.scenario.activitySeconds, interrupted: session.outcome.status === 'aborted' });
+        earlyStops.set(profile.name, rec);
+        say(`[${profile.name}] stop when stable: ${rec.endedActivity ? `activity ended after ${rec.activitySeconds} s of ${rec.ceilingSeconds} s` : `activity ran its length (${rec.why})`}; `
+          + (rec.flows.map((f) => `${f.flow} ${f.standing}${f.neededSeconds !== undefined ? ` ${f.label} at ${f.neededSeconds} s` : ''}`).join(', ') || 'no flow mattered'));
       }
       browserVersion = session.browserVersion;
       writeFileSync(join(pdir, REQUESTS_FILE), JSON.stringify(session.requests));
@@ -222,6 +260,8 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       incomplete.push(`${profile.name}: ${(err as Error).message}`);
       say(`[${profile.name}] ${isInterruption(err) ? 'stopped' : 'failed'}: ${(err as Error).message}`);
     } finally {
+      // A failure between the capture and the session's end must not leave the look loop running.
+      await looking?.stop();
       const failures = await stack.unwind();
       for (const f of failures) say(`[${profile.name}] could not remove ${f} (the reaper retries at the next start)`);
     }

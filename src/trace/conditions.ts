@@ -124,3 +124,8 @@ export function withKnownBottleneck(c: FlowConditions, rateKbit: number): FlowCo
     bdpPackets: round(c.minRttSeconds > 0 ? (payloadBytesPerSecond * c.minRttSeconds) / c.segmentBytes : null, 1),
   };
 }
+
+/** A series whose conditions carry the run's known bottleneck rate (unchanged without a rate or conditions). */
+export function seriesAtKnownRate<S extends { conditions?: FlowConditions }>(series: S, rateKbit: number | undefined): S {
+  return series.conditions && rateKbit ? { ...series, conditions: withKnownBottleneck(series.conditions, rateKbit) } : series;
+}

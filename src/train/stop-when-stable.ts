@@ -6,12 +6,11 @@
  * says when its verdict is stable. The probe layer knows nothing of traces: it gets this
  * watcher as a TransferWatch.
  */
-import { calibratedFlowVerdict, checkpointOf, checkpointTimes, decideStop, type CheckpointVerdict, type StopDecision, type StopRule } from '../classify/early-stop.js';
+import { GrowingFlowJudge, type StopDecision, type StopRule } from '../classify/early-stop.js';
 import type { Model } from '../classify/index.js';
 import type { EarlyStopRecord, TransferWatch } from '../probe/probe.js';
-import { withKnownBottleneck } from '../trace/conditions.js';
+import { seriesAtKnownRate } from '../trace/conditions.js';
 import { traceFile } from '../trace/index.js';
-import { truncateSeries } from '../trace/truncate.js';
 import type { BifSeries } from '../trace/types.js';
 import { PROBE_CLIENT_IP, bulkFlow } from '../validate/run-dir.js';
 
@@ -30,41 +29,27 @@ export async function growingSeries(capturePath: string, o: Pick<StableVerdictWa
   const tr = await traceFile(capturePath, { clientIps: [PROBE_CLIENT_IP] });
   const f = bulkFlow(tr.flows, o.protocol, { originIp: o.originIp, afterCrossTraffic: false });
   if (!f?.series) return null;
-  const s = f.series;
-  return { series: s.conditions ? { ...s, conditions: withKnownBottleneck(s.conditions, o.rateKbit) } : s, bytes: f.toClient.payloadBytes };
+  return { series: seriesAtKnownRate(f.series, o.rateKbit), bytes: f.toClient.payloadBytes };
 }
 
 export function stableVerdictWatch(o: StableVerdictWatchOptions): TransferWatch & { decision(): StopDecision } {
-  const history: CheckpointVerdict[] = [];
-  let decision: StopDecision = { stop: false };
-  let bytesSeen = 0;
   // The checkpoints the offline replay judges (bench/trace-length.ts), on the same schedule.
-  const schedule = checkpointTimes(o.rule);
-  let next = 0;
+  const judge = new GrowingFlowJudge(o.model, o.rule);
+  let bytesSeen = 0;
   return {
     // Looks twice per step: a checkpoint is judged at most about half a step after the capture reached it.
     everySeconds: Math.max(0.5, o.rule.stepSeconds / 2),
     async look(capturePath) {
-      if (decision.stop) return true;
+      if (judge.decision().stop) return true;
       const g = await growingSeries(capturePath, o);
       if (!g) return false;
       bytesSeen = g.bytes;
-      const s = g.series;
-      const seconds = s.t.length ? s.t[s.t.length - 1] : 0;
-      // Each checkpoint the capture has reached is judged on the series cut there, so a look
-      // that comes late (a loaded host) judges what the rule's schedule says, not a later
-      // trace, and catches up on checkpoints it missed.
-      while (next < schedule.length && seconds >= schedule[next] - 1e-9 && !decision.stop) {
-        history.push(checkpointOf(schedule[next], calibratedFlowVerdict(truncateSeries(s, schedule[next]), o.model)));
-        next++;
-        decision = decideStop(history, o.rule);
-      }
-      return decision.stop;
+      return judge.judge(g.series).stop;
     },
-    decision: () => decision,
+    decision: () => judge.decision(),
     record(): EarlyStopRecord {
-      const last = history[history.length - 1];
-      const d = decision;
+      const last = judge.history[judge.history.length - 1];
+      const d = judge.decision();
       return {
         rule: { ...o.rule },
         stoppedTransfer: d.stop,
@@ -72,7 +57,7 @@ export function stableVerdictWatch(o: StableVerdictWatchOptions): TransferWatch 
         neededSeconds: d.stop ? d.neededSeconds : null,
         label: d.stop ? d.label : last?.label ?? 'Unknown',
         confidence: d.stop ? d.confidence : last?.confidence ?? 0,
-        checkpoints: history.map((c) => ({ seconds: c.seconds, label: c.label, confidence: Math.round(c.confidence * 1000) / 1000 })),
+        checkpoints: judge.checkpoints(),
         bytesSeen,
       };
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkpointTimes, decideStop, replayStop, type CheckpointVerdict, type StopRule } from '../../../src/classify/early-stop.js';
+import { checkpointAt, checkpointTimes, decideStop, replayStop, type CheckpointVerdict, type StopRule } from '../../../src/classify/early-stop.js';
 import type { Verdict } from '../../../src/classify/index.js';
 
 const rule: StopRule = { floorSeconds: 10, stepSeconds: 2, stableCheckpoints: 3, ceilingSeconds: 20, minConfidence: 0.8 };
@@ -11,6 +11,13 @@ describe('early-stop rule', () => {
     expect(checkpointTimes(rule)).toEqual([10, 12, 14, 16, 18, 20]);
     expect(checkpointTimes({ ...rule, stepSeconds: 3 })).toEqual([10, 13, 16, 19, 20]);
     expect(checkpointTimes({ ...rule, floorSeconds: 25 })).toEqual([20]);
+  });
+
+  it('with an infinite ceiling (a scenario activity, bounded by its own length) the checkpoints never end', () => {
+    const open = { ...rule, ceilingSeconds: Number.POSITIVE_INFINITY };
+    expect([0, 1, 2, 500].map((i) => checkpointAt(open, i))).toEqual([10, 12, 14, 1010]);
+    expect(decideStop([cca(1010, 'CUBIC', 0.1)], open)).toEqual({ stop: false });
+    expect(() => checkpointTimes(open)).toThrow(/finite ceiling/);
   });
 
   it('stops once the same confident answer held at K checkpoints in a row', () => {
