@@ -101,15 +101,28 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
    * the loss-agnostic rule, which reads the losses the key-log replay counts (before that rule:
    * BBRv1 in 4 of 7 runs, Unknown in 2, Westwood in 1; with it, BBRv1 in 4 of 4, both profiles).
    */
-  function checkVerdicts(o: RunOutcome, statics: 'named' | 'named-or-withheld' = 'named'): void {
+  /**
+   * Statics -> CUBIC, never another CCA. The page's connection stays open through the whole
+   * activity and its nebby-50 trace reads outside every trained class in most runs (14 of 19 runs
+   * of this file, 2026-11-25/26), so www is then named from nebby-100 alone, whose calibrated
+   * one-profile confidence sat at 0.74-0.88: under the 0.8 minimum answer in 5 of those 14 (among
+   * them both attempts of a case in each of two loaded CI runs), where it reads Unknown with CUBIC
+   * withheld. That is the
+   * classifier being honest about one look; a wrong CCA in any profile, or no profile naming CUBIC,
+   * still fails.
+   */
+  function checkVerdicts(o: RunOutcome): void {
     const video = o.byAssetType.find((r) => r.assetType === 'video')!;
     expect.soft(video.label, `video: ${video.reason}`).toMatch(/^BBR/);
     const rows = o.byAssetType.filter((r) => STATIC_TYPES.includes(r.assetType));
     expect(rows.map((r) => r.assetType)).toEqual(expect.arrayContaining(['document', 'script', 'image']));
     for (const r of rows) {
       const what = `${r.assetType} (${r.hosts.join(',')}): ${r.reason}`;
-      if (statics === 'named' || r.label !== 'Unknown') expect.soft(r.label, what).toBe('CUBIC');
-      else expect.soft(r.withheld?.label, `${what}: Unknown must be CUBIC withheld below the minimum answer`).toBe('CUBIC');
+      expect.soft(['CUBIC', 'Unknown'], what).toContain(r.label);
+      if (r.label === 'Unknown') expect.soft(r.withheld?.label ?? 'CUBIC', `${what}: only CUBIC may be withheld`).toBe('CUBIC');
+      const named = Object.values(r.perProfile).filter((v) => v.kind === 'cca').map((v) => v.label);
+      expect.soft(named, `${what}: per profile`).toContain('CUBIC');
+      expect.soft(named.filter((l) => l !== 'CUBIC'), `${what}: a profile named another CCA`).toEqual([]);
     }
   }
 
@@ -128,12 +141,7 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
   it('with the video over HTTP/3 from a QUIC BBR origin: video tied to its QUIC flow, statics -> CUBIC', { timeout: 900_000, retry: 1 }, async () => {
     const { o, progress } = await runVod('h3');
     checkRun(o, progress, 'quic');
-    // The page's CUBIC flow under nebby-50 reads outside every trained class in most runs of this
-    // region (10 of 12 here), so its host is named from nebby-100 alone, whose calibrated
-    // one-profile confidence sat at 0.76-1.0 over 12 runs: 0.76 and 0.78 in both attempts of a
-    // loaded CI run, under the 0.8 minimum answer. CUBIC withheld is the classifier being honest
-    // about one look; any other CCA still fails.
-    checkVerdicts(o, 'named-or-withheld');
+    checkVerdicts(o);
     const video = o.byAssetType.find((r) => r.assetType === 'video')!;
     expect.soft(video.reason, 'quinn BBR is named from its losses').toMatch(/loss-agnostic/);
   });
