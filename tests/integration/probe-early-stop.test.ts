@@ -19,6 +19,8 @@ import { stableVerdictWatch } from '../../src/train/stop-when-stable.js';
 import { labelFor } from '../../src/train/labels.js';
 import { traceProbeDir } from '../../src/train/dataset.js';
 import { bulkFlow } from '../../src/validate/run-dir.js';
+import { disturbedReason } from '../../src/classify/disturbance.js';
+import type { Disturbance } from '../../src/shaper/disturbance.js';
 import { isRoot, listNamespaces } from '../helpers/system.js';
 
 describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
@@ -42,13 +44,14 @@ describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
     if (labId) expect(listNamespaces().filter((n) => n.includes(`ccb-lab-${labId}`))).toEqual([]);
   }, 120_000);
 
-  it('ends the transfer once the verdict is stable, before the ceiling, naming the lab\'s controller', async () => {
+  it('ends the transfer once the verdict is stable, before the ceiling, naming the lab\'s controller', async (ctx) => {
     const profile = await loadProfile('nebby-50');
     const model = loadModel('models/ccbrowse-model.json');
     const rule = { ...DEFAULT_STOP_RULE, minConfidence: model.calibration?.minAnswer ?? DEFAULT_STOP_RULE.minConfidence };
     // 1.5 MB at 200 kbit/s is about 60 s: only the watcher can end it before then.
     const target = resolveProbeTarget(lab, 'https://bbr.tcp.lab.ccb.test/bytes/1500000', 'base');
     const seen: string[] = [];
+    let quietProbes = 0;
     // Up to three probes: on a host loaded by others (load average ~30 on 2 cores when this was
     // written), the delay line stalls for 100 ms at times and a disturbed stretch of the flow reads
     // Unknown, so a probe may honestly run to the ceiling. Every probe must stop by the ceiling.
@@ -58,7 +61,10 @@ describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
       expect(r.status, r.error).toBe('complete');
       const s = r.earlyStop!;
       expect(s, 'probe.json keeps the watcher\'s record').toBeDefined();
-      seen.push(`${s.why} ${s.label} after ${s.neededSeconds} s (${s.checkpoints.map((c) => `${c.seconds}:${c.label}`).join(' ')})`);
+      const d = r.disturbance;
+      const noisy = noisyHost(d);
+      if (!noisy) quietProbes++;
+      seen.push(`${s.why} ${s.label} after ${s.neededSeconds} s (${s.checkpoints.map((c) => `${c.seconds}:${c.label}`).join(' ')}; host: ${d ? `${d.stalls} stalls, longest ${d.maxStallMs.toFixed(0)} ms, load ${d.loadAverage ?? '?'}` : 'not sampled'}${noisy ? ', noisy' : ''})`);
       // The watcher ended the 60 s transfer, at the latest one look after the ceiling.
       expect(s.stoppedTransfer).toBe(true);
       expect(r.bytes).toBeGreaterThan(0);
@@ -75,6 +81,23 @@ describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
       expect(traced).toBeLessThan(rule.ceilingSeconds);
       return;
     }
+    // As the shaper check does: when every probe met a noisy host, the rule could not be verified
+    // here (a disturbed stretch reads Unknown by design): skipped with the figures, not passed.
+    // A probe on a quiet host that ran to the ceiling fails the test.
+    if (quietProbes === 0) {
+      console.log(`skipped: every probe met a noisy host: ${seen.join('; ')}`);
+      ctx.skip();
+    }
     expect.fail(`no probe stopped on a stable verdict: ${seen.join('; ')}`);
   }, 420_000);
 });
+
+/**
+ * A host too busy for this test's verdict: the delay line held the bottleneck back for more than
+ * half of nebby-50's ~60 ms round trip at once or > 2% of the time (the classifier's own
+ * disturbance bounds), or the load average was above twice the 2 cores CI has.
+ */
+function noisyHost(d: Disturbance | undefined): boolean {
+  if (!d) return false;
+  return disturbedReason({ windowSeconds: d.windowSeconds, stalls: d.stalls, stalledMs: d.stalledMs, maxStallMs: d.maxStallMs }, 0.06) !== null || (d.loadAverage ?? 0) > 4;
+}
