@@ -39,7 +39,9 @@ describe.skipIf(!isRoot)('run --stop-when-stable: lab VOD, video from BBR', () =
     if (labId) expect(listNamespaces().filter((n) => n.includes(`ccb-lab-${labId}`))).toEqual([]);
   }, 120_000);
 
-  it('ends the activity before its length, stays complete, and still names the video BBR', { timeout: 300_000 }, async () => {
+  // One retry, as vod-verdicts has: a verdict is a measurement through a shared, noisy host (both
+  // profiles ran to their length in no run of 5 here, but nebby-50 alone did in 2 of 3).
+  it('ends the activity before its length, stays complete, and still names the video BBR', { timeout: 300_000, retry: 1 }, async () => {
     const file = 'scenarios/lab/vod.ts';
     const scenario = await loadScenario(file);
     const model = loadModel('models/ccbrowse-model.json');
