@@ -9,6 +9,7 @@
  * so every site has a large object to probe. Few origins, many hostnames: origin processes,
  * addresses and start-up time grow with origins x regions, not with sites.
  */
+import { mulberry32 } from '../util/random.js';
 import type { LabConfigInput } from './config.js';
 
 /** The object a probe fetches from each site (the size crawls/lab-probe.ts uses: 30 s at 200 kbit/s). */
@@ -47,25 +48,13 @@ export interface SyntheticInternetOptions {
   name?: string;
 }
 
-/** mulberry32: a small seeded PRNG, enough to spread sites over origins reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function syntheticSiteHost(i: number): string {
   return `site${String(i + 1).padStart(3, '0')}.${SYNTHETIC_DOMAIN}`;
 }
 
 /** Which provider hosts each site (index -> provider name), weighted, seeded; every provider gets at least one. */
 export function assignSites(sites: number, seed: number): string[] {
-  const rnd = seededRandom(seed);
+  const rnd = mulberry32(seed);
   const total = PROVIDERS.reduce((s, p) => s + p.weight, 0);
   const out: string[] = [];
   for (let i = 0; i < sites; i++) {

@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CleanupStack } from '../../src/net/cleanup.js';
+import { unwindLab } from '../helpers/lab.js';
 import { parseLabConfig } from '../../src/lab/config.js';
 import { startLab, type LabState } from '../../src/lab/lab.js';
 import { probeOnce, resolveProbeTarget } from '../../src/probe/probe.js';
 import { loadProfile, withOverrides } from '../../src/shaper/profile.js';
 import { traceProbeDir } from '../../src/train/dataset.js';
 import { bulkFlow, PROBE_CLIENT_IP } from '../../src/validate/run-dir.js';
-import { isRoot, listNamespaces } from '../helpers/system.js';
+import { isRoot } from '../helpers/system.js';
 
 describe.skipIf(!isRoot)('conditions grid: path, sender and ACK axes', () => {
   const stack = new CleanupStack(`test-labcond-${process.pid}`);
@@ -38,11 +39,7 @@ describe.skipIf(!isRoot)('conditions grid: path, sender and ACK axes', () => {
     lab = { ...(await startLab(stack, cfg)), pid: process.pid };
   }, 300_000);
 
-  afterAll(async () => {
-    const labId = lab?.labId;
-    await stack.unwind();
-    if (labId) expect(listNamespaces().filter((n) => n.includes(`ccb-lab-${labId}`))).toEqual([]);
-  }, 120_000);
+  afterAll(() => unwindLab(stack, lab), 120_000);
 
   const probe = async (region: string, bytes: number, profileName = 'nebby-50', over = {}) => {
     const profile = withOverrides(await loadProfile(profileName), over);

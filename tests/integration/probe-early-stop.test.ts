@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CleanupStack } from '../../src/net/cleanup.js';
+import { unwindLab } from '../helpers/lab.js';
 import { parseLabConfig } from '../../src/lab/config.js';
 import { startLab, type LabState } from '../../src/lab/lab.js';
 import { probeOnce, resolveProbeTarget } from '../../src/probe/probe.js';
@@ -21,7 +22,7 @@ import { traceProbeDir } from '../../src/train/dataset.js';
 import { bulkFlow } from '../../src/validate/run-dir.js';
 import { disturbedReason } from '../../src/classify/disturbance.js';
 import type { Disturbance } from '../../src/shaper/disturbance.js';
-import { isRoot, listNamespaces } from '../helpers/system.js';
+import { isRoot } from '../helpers/system.js';
 
 describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
   const stack = new CleanupStack(`test-earlystop-${process.pid}`);
@@ -38,11 +39,7 @@ describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
     lab = { ...(await startLab(stack, cfg)), pid: process.pid };
   }, 300_000);
 
-  afterAll(async () => {
-    const labId = lab?.labId;
-    await stack.unwind();
-    if (labId) expect(listNamespaces().filter((n) => n.includes(`ccb-lab-${labId}`))).toEqual([]);
-  }, 120_000);
+  afterAll(() => unwindLab(stack, lab), 120_000);
 
   it('ends the transfer once the verdict is stable, before the ceiling, naming the lab\'s controller', async (ctx) => {
     const profile = await loadProfile('nebby-50');

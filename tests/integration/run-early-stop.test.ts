@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CleanupStack } from '../../src/net/cleanup.js';
+import { unwindLab } from '../helpers/lab.js';
 import { loadLabConfig } from '../../src/lab/config.js';
 import { startLab } from '../../src/lab/lab.js';
 import type { RunningLab } from '../../src/lab/state.js';
@@ -21,7 +22,7 @@ import { runScenarioSession } from '../../src/session/run.js';
 import { readRunDir } from '../../src/results/read.js';
 import { loadModel } from '../../src/classify/index.js';
 import { DEFAULT_STOP_RULE } from '../../src/classify/early-stop.js';
-import { isRoot, listNamespaces } from '../helpers/system.js';
+import { isRoot } from '../helpers/system.js';
 
 const PROFILES = ['nebby-50', 'nebby-100'];
 
@@ -33,11 +34,7 @@ describe.skipIf(!isRoot)('run --stop-when-stable: lab VOD, video from BBR', () =
   beforeAll(async () => {
     lab = { ...(await startLab(stack, await loadLabConfig('tests/fixtures/labs/vod-mix.ts'))), pid: process.pid };
   }, 300_000);
-  afterAll(async () => {
-    const labId = lab?.labId;
-    await stack.unwind();
-    if (labId) expect(listNamespaces().filter((n) => n.includes(`ccb-lab-${labId}`))).toEqual([]);
-  }, 120_000);
+  afterAll(() => unwindLab(stack, lab), 120_000);
 
   // One retry, as vod-verdicts has: a verdict is a measurement through a shared, noisy host (both
   // profiles ran to their length in no run of 5 here, but nebby-50 alone did in 2 of 3).
