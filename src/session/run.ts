@@ -227,7 +227,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
         const a = session.outcome.activity;
         const rec = watch.record({ endedEarly: a?.endedEarly === true, seconds: a ? a.seconds : null, ceilingSeconds: opts.scenario.activitySeconds, interrupted: session.outcome.status === 'aborted' });
         earlyStops.set(profile.name, rec);
-        say(`[${profile.name}] stop when stable: ${rec.endedActivity ? `activity ended after ${rec.activitySeconds} s of ${rec.ceilingSeconds} s` : `activity ran its length (${rec.why})`}; `
+        say(`[${profile.name}] stop when stable: ${rec.endedActivity ? `activity ended after ${rec.activitySeconds} s of ${rec.ceilingSeconds} s` : (rec.why === 'interrupted' || rec.why === 'no-activity' ? `activity not ended early (${rec.why})` : `activity ran its length (${rec.why})`)}; `
           + (rec.flows.map((f) => `${f.flow} ${f.standing}${f.neededSeconds !== undefined ? ` ${f.label} at ${f.neededSeconds} s` : ''}`).join(', ') || 'no flow mattered'));
       }
       browserVersion = session.browserVersion;
