@@ -90,7 +90,10 @@ describe.skipIf(!isRoot)('ccbrowse check against the lab', () => {
     expect(junit).not.toContain('<failure');
   }, 900_000);
 
-  it('the video served from another controller fails: exit 1, a JUnit failure naming asset type, expected and observed', async () => {
+  // One retry, as vod-verdicts has: the observed CUBIC is a measurement through a shared host (under
+  // load 9 once: nebby-50 outside every class, nebby-100 torn between the bbr rule and CUBIC, so no
+  // answer at all). A retry's run is the newest of its region, which --from-runs below re-reads.
+  it('the video served from another controller fails: exit 1, a JUnit failure naming asset type, expected and observed', { retry: 1, timeout: 900_000 }, async () => {
     const { r, report, junit } = await checkLive('moved');
     expect(r.code, r.err.slice(-2000)).toBe(1);
     expect(report.outcome).toBe('fail');
@@ -107,7 +110,7 @@ describe.skipIf(!isRoot)('ccbrowse check against the lab', () => {
     expect(failure![2]).toBe('unexpected-cca');
     expect(junit).toContain(`https://qa.example/ccb/sites/`);
     expect(junit).toContain(encodeURIComponent(c.runs[0].runId));
-  }, 900_000);
+  });
 
   it('a site that never answers is inconclusive (exit 4), not a pass', async () => {
     const { r, report, junit } = await checkLive('silent');
