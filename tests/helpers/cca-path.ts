@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { CleanupStack } from '../../src/net/cleanup.js';
 import { addNamespace, addVeth, sysctl } from '../../src/net/netns.js';
 import { startDelayLine, type DelayLine } from '../../src/shaper/delayline.js';
-import { describeHostStalls, startHostStallMonitor } from '../../src/shaper/host-stalls.js';
+import { describeHostStalls, startHostStallMonitor, type HostStalls } from '../../src/shaper/host-stalls.js';
 import { run, runIn } from '../../src/util/exec.js';
 import { allowedCcas, labCca, setNamespaceCca } from '../../src/lab/cca.js';
 import { runBulkTransfer, type BulkResult } from '../../src/lab/cca/bulk.js';
@@ -25,8 +25,10 @@ export interface PathSettings {
 }
 
 export interface Transfer extends BulkResult {
-  /** The host's own stalls during the transfer (for a failing rate's message). */
+  /** The host's own stalls during the transfer, in one line (for a failing rate's message). */
   hostStalls: string;
+  /** The same, as measured (tests/helpers/quiet-host.ts judges them). */
+  stalls: HostStalls;
   settings: PathSettings;
 }
 
@@ -112,7 +114,8 @@ export async function createCcaPath(initial: PathSettings): Promise<CcaPath> {
       const monitor = startHostStallMonitor((seconds + 30) * 1000);
       try {
         const r = await runBulkTransfer({ serverNs: ns.server, clientNs: ns.client, serverAddr, seconds, cc: perSocket, sndbufBytes: opts.sndbufBytes }, stack);
-        return { ...r, hostStalls: describeHostStalls(await monitor.stop()), settings: { ...settings } };
+        const stalls = await monitor.stop();
+        return { ...r, hostStalls: describeHostStalls(stalls), stalls, settings: { ...settings } };
       } finally {
         await monitor.stop().catch(() => undefined);
         await path.setRandomLoss(undefined);

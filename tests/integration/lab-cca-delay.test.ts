@@ -14,6 +14,7 @@ import { bpfSourceDir } from '../../src/lab/cca.js';
 import { findBackoffs, goodputBps, growthWindows, median } from '../../src/lab/cca/tcpinfo.js';
 import { level, losslessCuts, oscillationPeriod, pathEstimate } from '../../src/lab/cca/trace-shape.js';
 import { createCcaPath, type CcaPath, type Transfer } from '../helpers/cca-path.js';
+import { verifyOnQuietHost } from '../helpers/quiet-host.js';
 import { isRoot } from '../helpers/system.js';
 
 if (!isRoot) console.warn('lab-cca-delay: skipped, needs root (network namespaces, tc, NFQUEUE, BPF struct_ops)');
@@ -39,6 +40,7 @@ function summary(name: string, r: Transfer, extra: string): void {
   );
 }
 
+// Timing on a shared VM: each test is verified on a quiet host (tests/helpers/quiet-host.ts).
 describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (real namespaces, delay line, root)', () => {
   let path: CcaPath;
 
@@ -51,11 +53,12 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     if (path) expect(await path.close()).toEqual([]);
   }, 120_000);
 
-  it('fast (AkamaiCC-like): a flat in-flight level of BDP + alpha packets at two RTTs - its queue does not follow the BDP', async () => {
+  it('fast (AkamaiCC-like): a flat in-flight level of BDP + alpha packets at two RTTs - its queue does not follow the BDP', async (ctx) => verifyOnQuietHost(ctx, 'lab fast', async (sawHost) => {
     const queues: number[] = [];
     for (const rttMs of [40, 80]) {
       await path.configure({ rttMs, bufferBytes: 400_000 });
       const r = await path.transfer('fast', 8);
+      sawHost(r.stalls);
       expectUsed(r, 'ccb_fast');
       const p = pathEstimate(r.samples, 3_000_000);
       const inflight = level(r.samples, 'unacked', 3_000_000);
@@ -70,11 +73,12 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     }
     // BDP doubles (66 -> 133 packets), the queue stays ~alpha.
     expect(Math.abs(queues[1] - queues[0])).toBeLessThan(FAST_ALPHA * 0.5);
-  }, 120_000);
+  }), 300_000);
 
-  it('copa: its window oscillates with a period of ~5 RTTs around a small queue', async () => {
+  it('copa: its window oscillates with a period of ~5 RTTs around a small queue', async (ctx) => verifyOnQuietHost(ctx, 'lab copa', async (sawHost) => {
     await path.configure({ rttMs: 40, bufferBytes: 300_000 });
     const r = await path.transfer('copa', 10);
+    sawHost(r.stalls);
     expectUsed(r, 'ccb_copa');
     const p = pathEstimate(r.samples, 2_000_000);
     const srtt = level(r.samples, 'srttUs', 2_000_000).median;
@@ -87,11 +91,12 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     expect(osc.periodUs / srtt).toBeGreaterThan(3.5);
     expect(osc.periodUs / srtt).toBeLessThan(7);
     expect(queue).toBeLessThan(15); // 1/delta = 2 packets at equilibrium; a Reno flow fills 200
-  }, 90_000);
+  }), 300_000);
 
-  it('hybla (open set): at a 100 ms RTT its window grows ~rho^2 = 16 times faster per RTT than Reno', async () => {
+  it('hybla (open set): at a 100 ms RTT its window grows ~rho^2 = 16 times faster per RTT than Reno', async (ctx) => verifyOnQuietHost(ctx, 'lab hybla', async (sawHost) => {
     await path.configure({ rttMs: 100, bufferBytes: 400_000 });
     const r = await path.transfer('hybla', 10);
+    sawHost(r.stalls);
     expectUsed(r, 'ccb_hybla');
     const w = growthWindows(r.samples, 500_000).filter((x) => x.tStartUs > 1_500_000);
     const inc = median(w.map((x) => x.incPerRtt));
@@ -100,11 +105,12 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     expect(w.length).toBeGreaterThanOrEqual(5);
     expect(inc).toBeGreaterThan(4);
     expect(inc).toBeLessThan(14);
-  }, 90_000);
+  }), 300_000);
 
-  it('cdg (open set): backs off by ~0.7 without a loss when the RTT gradient rises, and never fills the buffer', async () => {
+  it('cdg (open set): backs off by ~0.7 without a loss when the RTT gradient rises, and never fills the buffer', async (ctx) => verifyOnQuietHost(ctx, 'lab cdg', async (sawHost) => {
     await path.configure({ rttMs: 40, bufferBytes: 300_000 });
     const r = await path.transfer('cdg', 10);
+    sawHost(r.stalls);
     expectUsed(r, 'ccb_cdg');
     const noLoss = findBackoffs(r.samples).filter((b) => b.kind === 'no-loss');
     const p = pathEstimate(r.samples);
@@ -115,11 +121,12 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     expect(median(noLoss.map((b) => b.ratio))).toBeLessThan(0.78);
     expect(r.samples.at(-1)!.totalRetrans).toBe(0);
     expect(srtt).toBeLessThan(p.minRttUs + 25_000); // Reno: + ~100 ms (the 200-packet buffer full)
-  }, 90_000);
+  }), 300_000);
 
-  it('lp (open set): halves (then drops to its floor) on a rise in delay, without a loss, and yields most of the link', async () => {
+  it('lp (open set): halves (then drops to its floor) on a rise in delay, without a loss, and yields most of the link', async (ctx) => verifyOnQuietHost(ctx, 'lab lp', async (sawHost) => {
     await path.configure({ rttMs: 40, bufferBytes: 300_000 });
     const r = await path.transfer('lp', 8, { sndbufBytes: 262_144 });
+    sawHost(r.stalls);
     expectUsed(r, 'ccb_lp');
     const cuts = losslessCuts(r.samples, 0.4);
     const p = pathEstimate(r.samples);
@@ -127,11 +134,12 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     expect(cuts.length).toBeGreaterThanOrEqual(3);
     expect(r.samples.at(-1)!.totalRetrans).toBe(0);
     expect(level(r.samples, 'srttUs', 1e6).median).toBeLessThan(p.minRttUs + 20_000);
-  }, 90_000);
+  }), 300_000);
 
-  it('nv (open set): holds ~10 own packets queued (pad) and trims the window when more build up, without a loss', async () => {
+  it('nv (open set): holds ~10 own packets queued (pad) and trims the window when more build up, without a loss', async (ctx) => verifyOnQuietHost(ctx, 'lab nv', async (sawHost) => {
     await path.configure({ rttMs: 40, bufferBytes: 300_000 });
     const r = await path.transfer('nv', 10);
+    sawHost(r.stalls);
     expectUsed(r, 'ccb_nv');
     const p = pathEstimate(r.samples, 3_000_000);
     const queue = level(r.samples, 'unacked', 3_000_000).median - p.bdpPackets;
@@ -140,11 +148,12 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     expect(r.samples.at(-1)!.totalRetrans).toBe(0);
     expect(queue).toBeGreaterThan(2);
     expect(queue).toBeLessThan(25); // pad 10 + one RTT of Reno growth before a decision
-  }, 90_000);
+  }), 300_000);
 
-  it('dctcp without ECN (open set): Reno in all but name - +1 packet per RTT, halves on loss, never cuts without one', async () => {
+  it('dctcp without ECN (open set): Reno in all but name - +1 packet per RTT, halves on loss, never cuts without one', async (ctx) => verifyOnQuietHost(ctx, 'lab dctcp', async (sawHost) => {
     await path.configure({ rttMs: 40, bufferBytes: 150_000 });
     const r = await path.transfer('dctcp', 12);
+    sawHost(r.stalls);
     expectUsed(r, 'ccb_dctcp');
     const b = findBackoffs(r.samples).filter((x) => x.tUs > 1_000_000 && x.cwndBefore < 1e6);
     const inc = median(growthWindows(r.samples).filter((w) => w.tStartUs > 1_000_000).map((w) => w.incPerRtt));
@@ -156,5 +165,5 @@ describe.skipIf(!isRoot)('lab delay-based controllers and open-set strangers (re
     expect(median(lossy.map((x) => x.ratio))).toBeGreaterThan(0.45);
     expect(median(lossy.map((x) => x.ratio))).toBeLessThan(0.56);
     expect(b.filter((x) => x.kind === 'no-loss')).toHaveLength(0);
-  }, 90_000);
+  }), 300_000);
 });

@@ -9,13 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProfile, parseProfile } from '../../src/shaper/profile.js';
 import { runShaperCheck, type ShaperCheckReport } from '../../src/shaper/check.js';
-import { describeHostStalls, type HostStalls } from '../../src/shaper/host-stalls.js';
+import { describeHostStalls } from '../../src/shaper/host-stalls.js';
+import { isNoisyHost } from '../helpers/quiet-host.js';
 import { isRoot, listNamespaces } from '../helpers/system.js';
-
-/** More than 0.5% of the sampler's 1-ms wake-ups over 1 ms late (quiet here: 0.01-0.06%; noisy: 1-5%). */
-function isNoisy(s: HostStalls): boolean {
-  return s.lateOver1ms > 0.005 * s.wakeups;
-}
 
 function failedChecks(r: ShaperCheckReport): string {
   return r.checks.filter((c) => !c.ok).map((c) => `${c.name}: configured ${c.configured}, measured ${c.measured}`).join('\n');
@@ -42,7 +38,7 @@ describe.skipIf(!isRoot)('shaper check through a real bottleneck', () => {
         const host = m.hostStalls ? describeHostStalls(m.hostStalls) : 'not sampled';
         console.log(`${name}: RTT median ${m.rttMedianMs.toFixed(2)} ms, p99 ${m.rttP99Ms.toFixed(2)} ms ` +
           `(${m.rttP99AllMs.toFixed(2)} ms with the ${m.probesHostDelayed} of ${m.probesReceived} host-stalled probes); host: ${host}`);
-        if (report.ok || !m.hostStalls || !isNoisy(m.hostStalls)) break;
+        if (report.ok || !m.hostStalls || !isNoisyHost(m.hostStalls)) break;
         noisy.push(`attempt ${attempt + 1}: ${failedChecks(report).replace(/\n/g, '; ')} (host: ${host})`);
         console.log(`${name}: trying again after a noisy host: ${noisy.at(-1)}`);
       }
