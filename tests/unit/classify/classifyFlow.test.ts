@@ -79,6 +79,15 @@ describe('classifyFlow on known shapes (model trained on synthetic shapes, unsee
     expect(v.label).toBe('BBR (other version)');
   });
 
+  it('ProbeBW-like pulses with no ProbeRTT in 40 s are no BBR claim (every BBR has one; loss cycles read as pulses)', () => {
+    const v = classify(bbrV1Series({ seed: 1005, probeRttEveryS: 1000, durationS: 40 }));
+    const bbr = v.evidence!.classifiers.bbr as { pulsesFound: boolean; dips: unknown[]; decision: string | null };
+    expect(bbr.pulsesFound).toBe(true);
+    expect(bbr.dips).toHaveLength(0);
+    expect(bbr.decision).toBeNull();
+    expect(v.evidence!.claims.some((c) => c.classifier === 'bbr')).toBe(false);
+  });
+
   it.each(PROFILES)('a constant level with 15 s back-offs is AkamaiCC-like (base RTT %s s)', (rtt) => {
     const v = classify(akamaiSeries({ seed: 1006, baseRttS: rtt, durationS: 50 }));
     expect(v.label).toBe('AkamaiCC-like');
