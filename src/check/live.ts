@@ -11,6 +11,9 @@ import type { RunningLab } from '../lab/state.js';
 import type { Profile } from '../shaper/profile.js';
 import { runScenarioSession, type ProgressSample, type RunOutcome } from '../session/run.js';
 import { writeRunVote } from '../session/repeat.js';
+import { labUpstream } from '../session/lab-upstream.js';
+import { CcbError } from '../util/errors.js';
+import { internetUpstream } from '../session/upstream.js';
 import type { CheckRun } from './observe.js';
 import type { PlannedScenario } from './plan.js';
 import { expectationsIn, judgeMeasurement, type Measurement } from './report.js';
@@ -40,6 +43,13 @@ export interface LiveResult {
   voteFiles: string[];
 }
 
+/** A lab scenario runs against the lab's region (the command checked the lab is up); others against the internet. */
+function upstreamOf(s: PlannedScenario, region: string, lab: RunningLab | undefined) {
+  if (!s.scenario.lab) return internetUpstream();
+  if (!lab) throw new CcbError(`scenario ${s.scenario.name} is a lab scenario: the check needs a running lab (--lab)`);
+  return labUpstream(lab, region);
+}
+
 export async function measureLive(o: LiveOptions): Promise<LiveResult> {
   const result: LiveResult = { measurements: [], runDirs: [], voteFiles: [] };
   for (const s of o.scenarios) {
@@ -57,7 +67,7 @@ export async function measureLive(o: LiveOptions): Promise<LiveResult> {
       const once = async (index: number) => {
         o.say(`${s.scenario.name} in ${region}: run ${index}${index > o.repeat ? ` (retry ${index - o.repeat} of ${s.retries})` : ` of ${o.repeat}`}`);
         const outcome = await runScenarioSession({
-          scenario: s.scenario, scenarioFile: s.file, mode: s.scenario.lab ? 'lab' : 'internet', lab: s.scenario.lab ? o.lab : undefined,
+          scenario: s.scenario, scenarioFile: s.file, upstream: upstreamOf(s, region, o.lab),
           region, loadedProfiles: o.profilesOf(s), outDir: o.outDir, modelPath: o.modelPath,
           repeat: { index, of: o.repeat, group }, progress: o.say, onProgress: o.onProgress, signal: o.signal,
         });

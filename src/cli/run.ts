@@ -76,6 +76,7 @@ export function registerRun(program: Command): void {
       await reapLeftovers(say.info);
       const signal = interruptSignal();
       const { runScenarioSession } = await import('../session/run.js');
+      const upstream = lab ? (await import('../session/lab-upstream.js')).labUpstream(lab, opts.region) : (await import('../session/upstream.js')).internetUpstream();
       const { formatProgress } = await import('../session/progress.js');
       const { newRunId } = await import('../net/netns.js');
       const outcomes: RunOutcome[] = [];
@@ -85,7 +86,7 @@ export function registerRun(program: Command): void {
       const voteId = opts.repeat > 1 ? newRunId() : undefined;
       for (let i = 1; i <= opts.repeat && !signal.aborted; i++) {
         outcomes.push(await runScenarioSession({
-          scenario, scenarioFile: file, mode, lab, region: opts.region, loadedProfiles: profiles, outDir: opts.out,
+          scenario, scenarioFile: file, upstream, region: opts.region, loadedProfiles: profiles, outDir: opts.out,
           keepKeys: opts.keepKeys, modelPath: opts.model, repeat: voteId ? { index: i, of: opts.repeat, group: voteId } : undefined,
           progress: say.info, onProgress: (s) => { live.set(s.profile, formatProgress(s)); say.progress([...live.values()].join(' | ')); }, signal,
           concurrency: opts.concurrency, stopWhenStable: stopRule ?? undefined,
@@ -129,7 +130,7 @@ export function registerRun(program: Command): void {
     .action(async (dir: string, opts: { model?: string; store?: string; json?: boolean }) => {
       const run = readRunInfo(dir);
       const { loadScenario } = await import('../scenario/load.js');
-      const { analyzeRunDir } = await import('../session/run.js');
+      const { analyzeRunDir } = await import('../session/analyze-run.js');
       // The scenario's own asset-type rules, so re-analysis types assets as the run did.
       const rules = await loadScenario(run.scenario.file).then((s) => s.assetRules, () => {
         process.stderr.write(`warning: scenario ${run.scenario.file} not loadable: site asset rules not applied\n`);

@@ -11,6 +11,8 @@ import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import { scrollThrough } from '../scenario/helpers.js';
 import type { ScenarioContext } from '../scenario/define.js';
 import { runScenarioSession } from '../session/run.js';
+import { labUpstream } from '../session/lab-upstream.js';
+import { internetUpstream } from '../session/upstream.js';
 import { CcbError, ExitCode } from '../util/errors.js';
 import type { Job, JobResult } from './queue.js';
 
@@ -95,7 +97,7 @@ async function runBrowserJob(job: Job, lab: RunningLab | undefined, profiles: Pr
     : pageVisitScenario(job.spec.url!, job.spec.visitSeconds, lab !== undefined);
   if (scenario.lab && !lab) throw new JobFailure(`scenario ${scenario.name} is a lab scenario: give the crawl a lab`, true);
   const o = await runScenarioSession({
-    scenario, scenarioFile: job.spec.scenarioFile ?? `crawl:${job.spec.url}`, mode: lab ? 'lab' : 'internet', lab, region: job.region,
+    scenario, scenarioFile: job.spec.scenarioFile ?? `crawl:${job.spec.url}`, upstream: lab ? labUpstream(lab, job.region) : internetUpstream(), region: job.region,
     loadedProfiles: profiles, outDir: ctx.outDir, progress: ctx.progress, signal: ctx.signal,
   });
   if (o.status !== 'complete') throw new JobFailure(`run ${o.runId} incomplete: ${o.incompleteReason ?? 'unknown reason'}`);

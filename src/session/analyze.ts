@@ -19,11 +19,11 @@ import { traceFile } from '../trace/index.js';
 import type { FlowResult } from '../trace/result.js';
 import { ADDR } from '../net/topology.js';
 import { loadProfile } from '../shaper/profile.js';
-import { bottleneckModelOf } from '../shaper/shaper.js';
+import { bottleneckModelOf } from '../shaper/bottleneck-model.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
 import { verdictRecordFromClassifier } from '../results/fromClassifier.js';
 import type { AssetRecord, FlowRecord, VerdictRecord } from '../results/schema.js';
-import { ARTIFACTS } from './browser-session.js';
+import { ARTIFACTS } from './artifacts.js';
 import { correlate } from './correlate.js';
 
 export const REQUESTS_FILE = 'requests.json';

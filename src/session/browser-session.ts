@@ -15,8 +15,9 @@ import { CdpRecorder, type CdpRequest } from '../correlate/cdp-recorder.js';
 import { runScenario, scenarioContextOptions, scenarioLaunchArgs, type ScenarioOutcome } from '../scenario/run.js';
 import type { LabContext } from '../scenario/lab.js';
 import type { Scenario } from '../scenario/schema.js';
+import { ARTIFACTS } from './artifacts.js';
 
-export const ARTIFACTS = { pcap: 'capture.pcap', har: 'session.har', netlog: 'netlog.json', keylog: 'keylog.txt' } as const;
+export { ARTIFACTS };
 
 export interface BrowserSessionResult {
   outcome: ScenarioOutcome;

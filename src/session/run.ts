@@ -1,29 +1,20 @@
 /**
  * `ccbrowse run <scenario>`: for each profile (and repetition), a fresh topology with the
- * bottleneck, an upstream to the lab or the internet, a capture running before the browser
- * starts, the browser session, then analysis. Everything is written into one run
- * directory; an interrupted or failed run keeps what it gathered and says so in run.json.
+ * bottleneck, an upstream to the servers (upstream.ts: the lab, or the internet; the session
+ * does not care which), a capture running before the browser starts, the browser session,
+ * then analysis (analyze-run.ts). Everything is written into one run directory; an
+ * interrupted or failed run keeps what it gathered and says so in run.json.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { inBatches, profilesAtOnce } from '../util/concurrency.js';
 import { CleanupStack } from '../net/cleanup.js';
 import { newRunId, waitForAddresses } from '../net/netns.js';
 import { createTopology } from '../net/topology.js';
-import { attachNatUplink } from '../net/uplink.js';
-import { applyShaper, bottleneckModelOf } from '../shaper/shaper.js';
+import { applyShaper } from '../shaper/shaper.js';
+import { bottleneckModelOf } from '../shaper/bottleneck-model.js';
 import { bufferBytes, loadProfile, type Profile } from '../shaper/profile.js';
 import { startCapture } from '../capture/tcpdump.js';
-import { connectRunToLab } from '../lab/network.js';
-import { extractGroundTruth } from '../probe/probe.js';
-import { regionHostMap } from '../lab/state.js';
-import type { RunningLab } from '../lab/state.js';
-import { labChromiumArgs } from '../lab/sites/chromium.js';
-import { startCallPeer } from '../lab/sites/call-peer.js';
-import { namespaceChromium } from '../browser/launch.js';
-import { processStartTime, undo } from '../net/resources.js';
-import { labUrl } from '../scenario/lab.js';
-import type { LabContext } from '../scenario/lab.js';
 import type { Scenario } from '../scenario/schema.js';
 import { loadModel, type Model } from '../classify/model.js';
 import type { StopRule } from '../classify/early-stop.js';
@@ -32,23 +23,24 @@ import { activityWatch, type ActivityWatch } from './activity-watch.js';
 import { DEFAULT_ACTIVITY_STOP } from './activity-stop.js';
 import { writeRunFiles } from '../results/write.js';
 import type { ActivityEarlyStop, RunInfo } from '../results/schema.js';
-import { repoRoot } from '../util/paths.js';
 import { isInterruption, throwIfInterrupted } from '../util/interrupt.js';
 import { ARTIFACTS, runBrowserSession } from './browser-session.js';
-import { analyzeProfile, DISTURBANCE_FILE, modelId, REQUESTS_FILE, type ProfileAnalysis } from './analyze.js';
+import { DISTURBANCE_FILE, modelId, REQUESTS_FILE } from './analyze.js';
+import { analyzeRunDir, defaultModelPath } from './analyze-run.js';
+import type { Upstream } from './upstream.js';
 import { disturbanceOf, loadAverage } from '../shaper/disturbance.js';
 import { formatBytes, formatProgress, ProgressMeter, type ProgressSample } from './progress.js';
-import { summarize, summarizeAssetTypes, summarizeHostAssetTypes, summarizeUnanswered, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow } from './summary.js';
-import { SUMMARY_FILE, SUMMARY_SCHEMA_VERSION, writeSummaryFile } from '../results/summary.js';
+import { summarize, summarizeAssetTypes, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow } from './summary.js';
 
 export { summarize, summarizeAssetTypes, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow, type ProgressSample };
+export { analyzeRunDir, defaultModelPath };
 
 export interface RunOptions {
   scenario: Scenario;
   scenarioFile: string;
-  mode: 'lab' | 'internet';
-  lab?: RunningLab;
-  /** Tag of the run (a crawl from Singapore: "sg"); in lab mode also the lab region used. */
+  /** Where the servers are: labUpstream(lab, region) (lab-upstream.ts) or internetUpstream() (upstream.ts). */
+  upstream: Upstream;
+  /** Tag of the run (a crawl from Singapore: "sg"); a lab upstream serves its own region. */
   region: string;
   profiles?: string[];
   outDir: string;
@@ -92,10 +84,6 @@ export interface RunOutcome {
 
 const TOOL_VERSION = '0.1.0';
 
-export function defaultModelPath(): string {
-  return resolve(repoRoot(), 'models', 'ccbrowse-model.json');
-}
-
 export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> {
   const say = opts.progress ?? (() => {});
   const runId = newRunId();
@@ -121,7 +109,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   const runInfo = (status: 'complete' | 'incomplete', endedAt: Date | null): RunInfo => ({
     schemaVersion: 1, runId,
     scenario: { name: opts.scenario.name, kind: opts.scenario.kind, file: opts.scenarioFile },
-    site, startUrl: opts.scenario.startUrl, region: opts.region, mode: opts.mode,
+    site, startUrl: opts.scenario.startUrl, region: opts.region, mode: opts.upstream.mode,
     profiles: profiles.map((p) => ({ name: p.name, rateKbit: p.rateKbit, delayMs: p.delayMs, bufferBytes: bufferBytes(p), lossPercent: p.lossPercent, forClassification: p.forClassification, bottleneck: bottleneckModelOf(p) ?? null, ...(earlyStops.has(p.name) ? { earlyStop: earlyStops.get(p.name) } : {}) })),
     repeat: opts.repeat, startedAt: startedAt.toISOString(), endedAt: endedAt?.toISOString() ?? null,
     status, incompleteReason: status === 'incomplete' ? incomplete.join('; ') || 'interrupted' : undefined,
@@ -140,7 +128,6 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     mkdirSync(pdir, { recursive: true });
     const stack = new CleanupStack(`run-${runId}-${profile.name}`);
     const profileStart = Date.now() / 1000;
-    let runAddr: string | undefined;
     let looking: LookLoop | undefined;
     // Between two steps: an interrupted run builds nothing more.
     const step = () => throwIfInterrupted(signal);
@@ -151,21 +138,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       step();
       const shaper = await applyShaper(stack, topo, profile);
       step();
-      let baseArgs: string[];
-      let labCtx: LabContext | undefined;
-      if (opts.mode === 'lab') {
-        const lab = opts.lab!;
-        runAddr = (await connectRunToLab(stack, { runId: topo.runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs })).runAddr;
-        const hosts = regionHostMap(lab, opts.region);
-        const h3Hosts = lab.origins.filter((o) => o.region === opts.region && o.serve === 'h3').flatMap((o) => o.hosts);
-        baseArgs = [...labChromiumArgs({ hosts, spki: [lab.certs.spki], fakeMedia: opts.scenario.kind === 'call' }),
-          ...(h3Hosts.length ? ['--enable-quic', `--origin-to-force-quic-on=${h3Hosts.map((h) => `${h}:443`).join(',')}`] : [])];
-        labCtx = { hosts: Object.fromEntries(Object.keys(hosts).map((h) => [h.split('.')[0], `https://${h}`])) };
-      } else {
-        await attachNatUplink(stack, topo);
-        baseArgs = ['--disable-background-networking', '--disable-component-update', '--no-first-run',
-          '--autoplay-policy=no-user-gesture-required', ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
-      }
+      const upstream = await opts.upstream.attach(stack, topo, opts.scenario);
       step();
       const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(pdir, ARTIFACTS.pcap), signal });
       // --stop-when-stable: only the activity can end early, through its own end, so looks begin
@@ -180,22 +153,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
           watch = w;
         }
       }
-      if (opts.mode === 'lab' && opts.scenario.kind === 'call') {
-        // The far end of the call: a second Chromium with a fake camera beyond the bottleneck
-        // (in the run's upstream namespace), joined through the lab's signalling origin.
-        const lab = opts.lab!;
-        const wrapper = namespaceChromium(stack, topo.upstreamNs);
-        const room = `room-${topo.runId}`;
-        labCtx = { ...labCtx!, callRoom: room };
-        const peer = await startCallPeer({
-          callPageUrl: labUrl(labCtx, 'www', '/call/'), room, executablePath: wrapper.path,
-          chromiumArgs: labChromiumArgs({ hosts: regionHostMap(lab, opts.region), spki: [lab.certs.spki], fakeMedia: true }),
-        });
-        const peerPid = Number(readFileSync(wrapper.pidFile, 'utf8').trim());
-        const peerProc = { kind: 'process' as const, pid: peerPid, startTime: processStartTime(peerPid) ?? '', what: 'call peer chromium' };
-        stack.push(peerProc, async () => { await Promise.race([peer.stop(), new Promise((r) => setTimeout(r, 5000))]); await undo(peerProc); });
-        say(`[${profile.name}] call peer joined room ${room}`);
-      }
+      await upstream.beforeBrowser?.((m) => say(`[${profile.name}] ${m}`));
       await waitForAddresses(topo.clientNs);
       step();
       say(`[${profile.name}] browser: ${opts.scenario.startUrl}`);
@@ -210,7 +168,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       let session: Awaited<ReturnType<typeof runBrowserSession>>;
       try {
         session = await runBrowserSession(stack, {
-          netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs, lab: labCtx, log: (m) => say(`[${profile.name}] ${m}`),
+          netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs: upstream.chromiumArgs, lab: upstream.labContext, log: (m) => say(`[${profile.name}] ${m}`),
           signal,
           onTick: () => {
             meter.phase = 'activity';
@@ -238,15 +196,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       const atEnd = meter.counters();
       const stats = await capture.stop();
       writeFileSync(join(pdir, 'capture-stats.json'), JSON.stringify({ ...stats, ...atEnd }));
-      if (opts.mode === 'lab' && runAddr) {
-        // The servers' own view (tcp_info / QUIC stats) of this run's connections, kept with it.
-        const gtDir = join(pdir, 'ground-truth');
-        mkdirSync(gtDir, { recursive: true });
-        for (const o of opts.lab!.origins.filter((x) => x.region === opts.region)) {
-          const n = extractGroundTruth(o.groundTruth, profileStart, Date.now() / 1000, runAddr, join(gtDir, `${o.name}.jsonl`));
-          if (n === 0) rmSync(join(gtDir, `${o.name}.jsonl`), { force: true });
-        }
-      }
+      upstream.collect?.(pdir, profileStart, Date.now() / 1000);
       if (shaper.delayLine && !shaper.delayLine.isAlive()) incomplete.push(`${profile.name}: the delay line died`);
       if (signal?.aborted) {
         const why = (signal.reason as Error | undefined)?.message ?? 'interrupted';
@@ -282,7 +232,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
   let result: Awaited<ReturnType<typeof analyzeRunDir>>;
   try {
     // The key log makes QUIC bytes in flight exact, so it is read here and only then removed.
-    result = await analyzeRunDir(dir, { modelPath, rules: opts.scenario.assetRules, profiles: profiles.map((p) => p.name), lab: opts.mode === 'lab' });
+    result = await analyzeRunDir(dir, { modelPath, rules: opts.scenario.assetRules, profiles: profiles.map((p) => p.name), lab: opts.upstream.mode === 'lab' });
   } finally {
     if (!opts.keepKeys) for (const p of profiles) rmSync(join(dir, p.name, ARTIFACTS.keylog), { force: true });
   }
@@ -292,43 +242,4 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
     dir, runId, status, incompleteReason: incomplete.join('; ') || undefined,
     summary: result.summary, byAssetType: result.byAssetType, byHostAssetType: result.byHostAssetType, byteCoverage: result.byteCoverage,
   };
-}
-
-/** Analyses (or re-analyses) a run directory's profiles and writes flows/assets/verdicts and the fused rows (summary.json). */
-export async function analyzeRunDir(dir: string, opts: { modelPath?: string; rules?: Scenario['assetRules']; profiles: string[]; runId?: string; lab?: boolean }): Promise<{
-  summary: SummaryRow[]; byAssetType: AssetTypeRow[]; byHostAssetType: HostAssetTypeRow[]; byteCoverage: Record<string, number>; analyses: ProfileAnalysis[];
-}> {
-  const modelPath = opts.modelPath ?? defaultModelPath();
-  const model = loadModel(modelPath);
-  const analyses: ProfileAnalysis[] = [];
-  const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunInfo;
-  for (const p of opts.profiles) {
-    // The bottleneck the run recorded, not today's profile file of the same name.
-    const bottleneck = run.profiles.find((r) => r.name === p)?.bottleneck;
-    const ref = run.profiles.find((r) => r.name === p);
-    const notForClassification = ref?.forClassification === false;
-    try { analyses.push(await analyzeProfile(join(dir, p), p, model, opts.rules ?? [], { lab: opts.lab, bottleneck, rateKbit: ref?.rateKbit, notForClassification })); } catch { /* a profile without capture: nothing to analyse */ }
-  }
-  const runId = opts.runId ?? run.runId;
-  const analysedAt = new Date().toISOString();
-  const modelName = modelId(modelPath);
-  const rows = {
-    summary: summarize(analyses, model.calibration),
-    byAssetType: summarizeAssetTypes(analyses, model.calibration),
-    byHostAssetType: summarizeHostAssetTypes(analyses, model.calibration),
-    byteCoverage: Object.fromEntries(analyses.map((a) => [a.profile, a.byteCoverage])),
-    unanswered: summarizeUnanswered(analyses),
-  };
-  // Before run.json (written last by writeRunFiles): a run directory that has run.json has its summary.
-  writeSummaryFile(join(dir, SUMMARY_FILE), {
-    schemaVersion: SUMMARY_SCHEMA_VERSION, runId, model: modelName, analysedAt,
-    byHost: rows.summary, byAssetType: rows.byAssetType, byHostAssetType: rows.byHostAssetType, byteCoverage: rows.byteCoverage, unanswered: rows.unanswered,
-  });
-  writeRunFiles(dir, {
-    run,
-    flows: { schemaVersion: 1, runId, flows: analyses.flatMap((a) => a.flows) },
-    assets: { schemaVersion: 1, runId, assets: analyses.flatMap((a) => a.assets) },
-    verdicts: { schemaVersion: 1, runId, model: modelName, analysedAt, verdicts: analyses.flatMap((a) => a.verdicts) },
-  });
-  return { ...rows, analyses };
 }

@@ -10,7 +10,7 @@ import type { FlowResult, PacketRecord } from '../trace/index.js';
 import { formatEndpoint } from '../trace/ip.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import type { BottleneckModel } from '../trace/quic-model.js';
-import { bottleneckModelOf } from '../shaper/shaper.js';
+import { bottleneckModelOf } from '../shaper/bottleneck-model.js';
 import { compareAtAck, compareBif, compareBifByCounters, compareTcpBifByCounters, readGroundTruth, type AccuracyResult, type CaptureDatagrams, type TcpCaptureSegments, type TruthField } from './bif-accuracy.js';
 
 /** The TLS key log an HTTP/3 probe keeps (src/probe/probe.ts PROBE_KEYLOG). */

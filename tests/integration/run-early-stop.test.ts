@@ -19,6 +19,7 @@ import { startLab } from '../../src/lab/lab.js';
 import type { RunningLab } from '../../src/lab/state.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { runScenarioSession } from '../../src/session/run.js';
+import { labUpstream } from '../../src/session/lab-upstream.js';
 import { readRunDir } from '../../src/results/read.js';
 import { loadModel } from '../../src/classify/index.js';
 import { DEFAULT_STOP_RULE } from '../../src/classify/early-stop.js';
@@ -44,7 +45,7 @@ describe.skipIf(!isRoot)('run --stop-when-stable: lab VOD, video from BBR', () =
     const model = loadModel('models/ccbrowse-model.json');
     const rule = { ...DEFAULT_STOP_RULE, minConfidence: model.calibration?.minAnswer ?? DEFAULT_STOP_RULE.minConfidence };
     const o = await runScenarioSession({
-      scenario, scenarioFile: file, mode: 'lab', lab, region: 'tcp', profiles: PROFILES, outDir: out,
+      scenario, scenarioFile: file, upstream: labUpstream(lab, 'tcp'), region: 'tcp', profiles: PROFILES, outDir: out,
       stopWhenStable: { rule, model }, progress: (m) => console.log(m), onProgress: () => {},
     });
     expect(o.status, o.incompleteReason).toBe('complete');

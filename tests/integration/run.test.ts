@@ -13,6 +13,7 @@ import { startLab } from '../../src/lab/lab.js';
 import type { RunningLab } from '../../src/lab/state.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { runScenarioSession } from '../../src/session/run.js';
+import { labUpstream } from '../../src/session/lab-upstream.js';
 import { readRunDir } from '../../src/results/read.js';
 import type { AssetTypeRow } from '../../src/session/summary.js';
 import { labelFor } from '../../src/train/labels.js';
@@ -31,7 +32,7 @@ describe.skipIf(!isRoot)('ccbrowse run against the lab', () => {
   afterAll(async () => { await stack.unwind(); }, 120_000);
 
   const run = async (file: string, profiles = ['nebby-50']) => runScenarioSession({
-    scenario: await loadScenario(file), scenarioFile: file, mode: 'lab', lab, region: 'local', profiles, outDir: out,
+    scenario: await loadScenario(file), scenarioFile: file, upstream: labUpstream(lab, 'local'), region: 'local', profiles, outDir: out,
   });
 
   it('VOD with mixed origins: every asset tied to a flow, video on the media origin, images over HTTP/3', async () => {

@@ -21,6 +21,7 @@ import { startLab } from '../../src/lab/lab.js';
 import type { RunningLab } from '../../src/lab/state.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { runScenarioSession, type AssetTypeRow, type ProgressSample, type RunOutcome } from '../../src/session/run.js';
+import { labUpstream } from '../../src/session/lab-upstream.js';
 import { readRunDir } from '../../src/results/read.js';
 import { isRoot } from '../helpers/system.js';
 
@@ -53,7 +54,7 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
     const progress: ProgressSample[] = [];
     const file = 'scenarios/lab/vod.ts';
     const o = await runScenarioSession({
-      scenario: await loadScenario(file), scenarioFile: file, mode: 'lab', lab, region, profiles: PROFILES, outDir: out,
+      scenario: await loadScenario(file), scenarioFile: file, upstream: labUpstream(lab, region), region, profiles: PROFILES, outDir: out,
       onProgress: (s) => progress.push(s),
     });
     console.log(report(`lab VOD, region ${region}`, o));

@@ -6,7 +6,7 @@
  * (How fast that makes them is measured by bench/startup.ts, not here.)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -65,6 +65,14 @@ describe('commands load only what they use', () => {
     const loaded = modulesLoadedBy(['crawl', 'status', '--store', store]);
     expect(loaded.some((u) => u.includes('/src/crawl/sqlite-backend.ts'))).toBe(true);
     expectNone(loaded, { postgres: /node_modules\/(pg|pg-boss|pg-pool|pg-protocol)\/|\/src\/crawl\/postgres\// });
+  }, 60_000);
+
+  it('analyze of a run directory loads the analysis, none of a run\'s machinery (upstream, the lab\'s network, browser)', () => {
+    const dir = join(scratch, 'run-minimal');
+    cpSync(join(ROOT, 'tests/fixtures/results/run-minimal'), dir, { recursive: true });
+    const loaded = modulesLoadedBy(['analyze', dir]);
+    expect(loaded.some((u) => u.includes('/src/session/analyze-run.ts'))).toBe(true);
+    expectNone(loaded, { playwright: HEAVY.playwright, run: /\/src\/(session\/(run|upstream|lab-upstream|browser-session)\.ts|browser\/|lab\/(network|state|sites\/call-peer)\.ts)/ });
   }, 60_000);
 
   it('doctor --help and run --help load no run machinery', () => {
