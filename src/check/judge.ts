@@ -38,13 +38,15 @@ export interface Judgement {
 }
 
 const conf = (c: number) => c.toFixed(2);
+/** A held-back answer's confidence, rounded down: 0.7996 below a 0.8 minimum reads 0.79, never "0.80, below 0.8". */
+export const heldBackConfidence = (c: number) => (Math.floor(c * 100 + 1e-9) / 100).toFixed(2);
 /** The model's threshold as it was set ("0.8"), not padded. */
 const threshold = (c: number) => String(Number(c.toFixed(2)));
 
 /** "BBRv1 0.84", "Unknown", "CUBIC 0.79 (below the 0.8 minimum answer)", for messages and tables. */
 export function labelWithConfidence(o: Pick<Observation, 'label' | 'kind' | 'confidence' | 'withheld'>): string {
   if (isAnswer(o.kind)) return `${o.label} ${conf(o.confidence)}`;
-  return o.withheld ? `${o.withheld.label} ${conf(o.withheld.confidence)} (below the ${threshold(o.withheld.minAnswer)} minimum answer)` : o.label;
+  return o.withheld ? `${o.withheld.label} ${heldBackConfidence(o.withheld.confidence)} (below the ${threshold(o.withheld.minAnswer)} minimum answer)` : o.label;
 }
 
 /**
@@ -69,7 +71,7 @@ function judgeOne(x: PlannedExpectation, o: Observation, runs: number, canRetry:
   }
   const w = isAnswer(o.kind) ? undefined : o.withheld;
   if (w && pointsElsewhere(x, o)) {
-    const observed = `${w.label} (${conf(w.confidence)}, below the classifier's ${threshold(w.minAnswer)} minimum answer)`;
+    const observed = `${w.label} (${heldBackConfidence(w.confidence)}, below the classifier's ${threshold(w.minAnswer)} minimum answer)`;
     // A retry rule asks for more runs first: their vote may settle it either way.
     if (x.onNonAnswer === 'retry' && canRetry) return { verdict: 'retry', reason: who(`pointing at ${observed}, measuring again`) };
     return { verdict: 'fail', reason: who(`expected ${expected}, observed ${observed}`) };

@@ -9,7 +9,7 @@
 import { hostname } from 'node:os';
 import type { CheckCase, CheckReport } from '../results/check.js';
 import { caseMessage, observedText, reportLinkOf } from './format.js';
-import { pointsElsewhere } from './judge.js';
+import { heldBackConfidence, pointsElsewhere } from './judge.js';
 import { labelAllowed, parseLabelSpec } from './labels.js';
 import { isAnswer } from './observe.js';
 
@@ -31,7 +31,7 @@ function details(c: CheckCase): string {
   const lines = [
     `expected: ${c.expectation.cca.join(' or ')} (minimum confidence ${c.expectation.minConfidence}, a non-answer counts as: ${c.expectation.onNonAnswer})`,
     `observed: ${observedText(c)}`,
-    ...c.observed.map((o) => `  ${o.subject}: ${o.label} (${o.kind}, confidence ${o.confidence.toFixed(2)}${o.withheld ? `; the classifier's best ${o.withheld.label} at ${o.withheld.confidence.toFixed(2)}, below its ${o.withheld.minAnswer} minimum answer` : ''}), ${o.flows} flow(s), ${o.bytes} bytes, seen in ${o.runsSeen} run(s): ${o.reason}`),
+    ...c.observed.map((o) => `  ${o.subject}: ${o.label} (${o.kind}, confidence ${o.confidence.toFixed(2)}${o.withheld ? `; the classifier's best ${o.withheld.label} at ${heldBackConfidence(o.withheld.confidence)}, below its ${o.withheld.minAnswer} minimum answer` : ''}), ${o.flows} flow(s), ${o.bytes} bytes, seen in ${o.runsSeen} run(s): ${o.reason}`),
     `reason: ${c.reason}`,
     `written at: ${c.source.file}${c.source.line ? `:${c.source.line}` : ''}`,
     ...c.runs.map((r) => `run ${r.runId} (${r.status}${r.incompleteReason ? `: ${r.incompleteReason}` : ''}): ${r.dir}, report: ${r.reportUrl}`),

@@ -168,7 +168,7 @@ export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations 
   const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;
   if (p < minAnswer) {
     return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
-      reason: `low confidence: ${v.label} would be right about ${Math.round(100 * p)} times in 100 under conditions like these (${v.reason})`,
+      reason: `low confidence: ${v.label} would be right about ${Math.min(Math.round(100 * p), Math.ceil(100 * minAnswer - 1e-9) - 1)} times in 100 under conditions like these (${v.reason})`,
       withheld: { label: v.label, confidence: p, minAnswer } };
   }
   return { ...v, confidence: p };

@@ -4,7 +4,7 @@
  * votes over repeats, host patterns, and the exit code.
  */
 import { describe, expect, it } from 'vitest';
-import { judge, overall } from '../../../src/check/judge.js';
+import { heldBackConfidence, judge, labelWithConfidence, overall } from '../../../src/check/judge.js';
 import { knownFamilies, labelAllowed, parseLabelSpec } from '../../../src/check/labels.js';
 import { observe } from '../../../src/check/observe.js';
 import { requireClassifyingProfile } from '../../../src/check/plan.js';
@@ -227,5 +227,14 @@ describe('Unknown answers from the classifier', () => {
     const p = (name: string, forClassification: boolean) => ({ name, forClassification, classificationNote: forClassification ? undefined : 'never measured in the lab' });
     expect(() => requireClassifyingProfile('vod.ts', [p('geo-satellite', false)])).toThrow(/no profile of the check is for classification: geo-satellite \(never measured in the lab\)/);
     expect(() => requireClassifyingProfile('vod.ts', [p('geo-satellite', false), p('nebby-50', true)])).not.toThrow();
+  });
+});
+
+describe('a held-back answer in messages', () => {
+  it('never rounds up to the minimum it fell below: 0.7996 under 0.8 reads 0.79', () => {
+    const o = { label: 'Unknown', kind: 'unknown' as const, confidence: 0, withheld: { label: 'CUBIC', confidence: 0.7996, minAnswer: 0.8 } };
+    expect(labelWithConfidence(o)).toBe('CUBIC 0.79 (below the 0.8 minimum answer)');
+    expect(heldBackConfidence(0.79)).toBe('0.79');
+    expect(heldBackConfidence(0.5)).toBe('0.50');
   });
 });
