@@ -100,6 +100,16 @@ interface BbrFindings {
 
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
 
+type DrainInput = Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds'>;
+type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'>;
+
+/** The back-offs that fall like BBRv1's ProbeRTT (see probeRttDrains). */
+export function drainBackoffs(f: DrainInput, p: DrainParams): FlowFeatures['backoffs'] {
+  const minPeak = p.drainMinPeakPackets * Math.max(f.segmentBytes, 1);
+  const startupEnd = startupEndIndex(f.mask.length, f.slowStartEnd, f.rttSeconds / f.dt);
+  return f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && b.trough / b.peak <= p.drainMaxShare);
+}
+
 /**
  * Intervals (s, peak to peak) between consecutive ProbeRTT-like drains: back-offs falling to at
  * most drainMaxShare of a peak of at least drainMinPeakPackets, after start-up (a drain right
@@ -107,15 +117,44 @@ const within = (x: number | null, r: { min: number; max: number }): boolean => x
  * application-limited) is not measured: a player fetching one segment every ~10 s drains its
  * flow without any ProbeRTT.
  */
-export function probeRttDrains(f: Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds'>, p: Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'>): number[] {
-  const minPeak = p.drainMinPeakPackets * Math.max(f.segmentBytes, 1);
-  const startupEnd = startupEndIndex(f.mask.length, f.slowStartEnd, f.rttSeconds / f.dt);
-  const drains = f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && b.trough / b.peak <= p.drainMaxShare);
+export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
+  const drains = drainBackoffs(f, p);
   const out: number[] = [];
   for (let k = 1; k < drains.length; k++) {
     if (!anyExcluded(f.mask, drains[k - 1].iPeak, drains[k].iPeak)) out.push(drains[k].tPeak - drains[k - 1].tPeak);
   }
   return out;
+}
+
+/**
+ * Is a TCP flow's BBRv1 answer backed by BBRv1's own signature? The learned BBRv1 class also
+ * takes BBRv3 (lab nebby-100: 3 of 5 flows at 1.00), Copa, Hybla and NewReno at a 300 ms RTT
+ * (15 of 65 single-profile BBRv1 answers over the grid and issue 17's rounds, all without it),
+ * while every TCP BBRv1 answer the rule also gave (40) was right. Backed: the rule names BBRv1
+ * (pulses and ~10 s ProbeRTT, or two drains ~10 s apart), or the trace holds one drain, ~10 s
+ * in, and ends before a second was due (a 20 s trace sees only the first ProbeRTT). Not for QUIC: quinn's
+ * BBR drains differently and no other lab QUIC flow is named BBRv1.
+ */
+export function bbrV1Backing(f: FlowFeatures, p: BbrParams): { backed: boolean; why: string } {
+  const a = analyse(f, p);
+  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note };
+  const drains = drainBackoffs(f, p);
+  const end = f.t0 + (f.y.length - 1) * f.dt;
+  // The first ProbeRTT comes ~10 s after the start (the min RTT is ~10 s old by then): one drain
+  // there, in a trace that ends before the second was due, is BBRv1's. A lone drain elsewhere is
+  // not (lab Hybla and BBRv3 fell to near nothing once ~1 s before their transfers ended).
+  const first = drains.length === 1 ? drains[0] : undefined;
+  if (first && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
+    return { backed: true, why: `its first ProbeRTT drain to <= ${Math.round(100 * p.drainMaxShare)}% of the window at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due` };
+  }
+  const seen = drains.length === 0 ? 'no ProbeRTT drain to 4 packets' : `${drains.length} drain(s) but none ~10 s apart`;
+  return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s` };
+}
+
+function v1BackingEvidence(f: FlowFeatures, p: BbrParams): { v1Backed: boolean | null; v1Backing: string | null } {
+  if (f.transport !== 'tcp') return { v1Backed: null, v1Backing: null };
+  const b = bbrV1Backing(f, p);
+  return { v1Backed: b.backed, v1Backing: b.why };
 }
 
 /**
@@ -221,6 +260,8 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       probeRttDrainIntervalsSeconds: a.drainIntervals.map((x) => jsonNumber(x, 3)),
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
+      // Whether a BBRv1 answer for this TCP flow is backed by BBRv1's signature (null: not TCP).
+      ...v1BackingEvidence(f, p),
     };
   },
 });

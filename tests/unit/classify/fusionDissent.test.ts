@@ -124,3 +124,21 @@ describe('profiles that each named a different CCA', () => {
     expect(fuseProfiles(vs).label).toBe('HSTCP');
   });
 });
+
+describe('fuseProfiles: a fused BBRv1 needs one TCP profile with BBRv1\'s own signature', () => {
+  const bbrLike = loss('BBRv1', ['BBRv1'], { BBRv1: 1, CUBIC: 0 });
+  const withBacking = (v: Verdict, backed: boolean | null): Verdict => ({
+    ...v, evidence: { ...v.evidence!, classifiers: { bbr: { v1Backed: backed, v1Backing: backed ? 'ProbeRTT drains to <= 10% of the window, 10.9 s apart' : 'no ProbeRTT drain to 4 packets and no ProbeBW pulse train in 29 s' } } } as FlowEvidence,
+  });
+
+  it('is Unknown, "BBR-like, version not shown", when no TCP profile shows it (lab BBRv3 and Copa fused to BBRv1 that way)', () => {
+    const f = fuseProfiles([withBacking(profile('Unknown', [bbrLike]), false), withBacking(profile('Unknown', [loss('Unknown', [], { BBRv1: 0.5, CUBIC: 0.5 })]), false)]);
+    expect(f.label).toBe('Unknown');
+    expect(f.reason).toMatch(/^BBR-like, version not shown: .*no ProbeRTT drain to 4 packets/);
+  });
+
+  it('is BBRv1 when one profile shows it, and left alone when no profile can (QUIC: null)', () => {
+    expect(fuseProfiles([withBacking(profile('BBRv1', [bbrLike]), true), withBacking(profile('BBRv1', [bbrLike]), false)]).label).toBe('BBRv1');
+    expect(fuseProfiles([withBacking(profile('BBRv1', [bbrLike]), null), withBacking(profile('BBRv1', [bbrLike]), null)]).label).toBe('BBRv1');
+  });
+});
