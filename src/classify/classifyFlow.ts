@@ -16,7 +16,7 @@ import { seriesGate } from './validate.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict, type VerdictConditions } from './verdict.js';
 import { checkEnvelope } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
-import { BBR_V1, bbrClassifier, bbrV1Backing, type BbrParams } from './classifiers/bbr.js';
+import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -130,15 +130,15 @@ export function requestLimited(f: FlowFeatures, d: FlowDecision, claims: Claim[]
 }
 
 /**
- * A TCP flow the learned shapes call BBRv1 without BBRv1's signature (bbrV1Backing) is Unknown:
+ * A TCP flow the learned shapes call BBRv1 without BBRv1's signature (bbr.ts bbrV1Backing, kept in
+ * the bbr classifier's evidence) is Unknown:
  * BBRv3, Copa and Hybla fall in that class too, and a census must not name YouTube's BBRv3 BBRv1.
  */
-export function unbackedBbrV1(f: FlowFeatures, d: FlowDecision, params: BbrParams): FlowDecision {
-  if (d.kind !== 'cca' || d.label !== BBR_V1 || f.transport !== 'tcp') return d;
-  const b = bbrV1Backing(f, params);
-  if (b.backed) return d;
+export function unbackedBbrV1(d: FlowDecision, bbrEvidence: JsonObject | undefined): FlowDecision {
+  const b = bbrEvidence as Partial<V1BackingEvidence> | undefined;
+  if (d.kind !== 'cca' || d.label !== BBR_V1 || b?.v1Backed !== false) return d;
   return { label: UNKNOWN, kind: 'unknown', confidence: 0,
-    reason: `BBR-like, version not shown: the learned shape says BBRv1 (${d.confidence.toFixed(2)}) but the trace has ${b.why} (BBRv2/v3 and delay-based controllers look like this)` };
+    reason: `BBR-like, version not shown: the learned shape says BBRv1 (${d.confidence.toFixed(2)}) but the trace has ${b.v1Backing} (BBRv2/v3 and delay-based controllers look like this)` };
 }
 
 /** What a caller knows of a measurement beyond its series. */
@@ -227,8 +227,8 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     claims.push(...c.predict(f, params));
     explained[c.name] = c.explain(f, params);
   }
-  const bbrParams = bbrClassifier.parseParams(model.classifiers.bbr ?? bbrClassifier.defaultParams()) as BbrParams;
-  const d = unbackedBbrV1(f, requestLimited(f, decideFromClaims(claims), claims), bbrParams);
+  // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
+  const d = unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr);
   return {
     schemaVersion: 1,
     label: d.label,

@@ -8,6 +8,7 @@ import { jsonNumber } from './json.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind } from './verdict.js';
 import { AKAMAI } from './classifiers/akamai.js';
+import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
 
@@ -223,7 +224,7 @@ function fuseJudged(all: Verdict[]): Verdict {
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
       reason: `window kept through heavy loss in only ${verdicts.filter(keptWindow).length} of ${verdicts.length} profiles, and the other profile's flow, judged by its shape, matched no BBR class (${verdicts.map((v) => v.label).join(', ')})` };
   }
-  if (labels.length === 1 && labels[0] === BBR_V1_LABEL) {
+  if (labels.length === 1 && labels[0] === BBR_V1) {
     const unbacked = bbrV1Unbacked(verdicts);
     if (unbacked) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unbacked };
   }
@@ -257,15 +258,13 @@ function fuseJudged(all: Verdict[]): Verdict {
   return { ...base, label, kind, confidence: 0, reason: `no profile identified a CCA (${verdicts.map((v) => v.label).join(', ')})${why}`, shapeCluster: null };
 }
 
-const BBR_V1_LABEL = 'BBRv1';
-
 /**
  * A fused BBRv1 needs one TCP profile whose flow shows BBRv1's own signature (bbr.ts
  * bbrV1Backing): the profiles' learned BBRv1 likeness alone also takes BBRv3, Copa and Hybla.
  * Verdicts without the evidence (QUIC, older files) leave the answer alone.
  */
 function bbrV1Unbacked(verdicts: Verdict[]): string | null {
-  const backing = verdicts.map((v) => (v.evidence?.classifiers?.bbr as { v1Backed?: boolean | null; v1Backing?: string | null } | undefined));
+  const backing = verdicts.map((v) => v.evidence?.classifiers?.bbr as Partial<V1BackingEvidence> | undefined);
   const judged = backing.filter((b): b is { v1Backed: boolean; v1Backing: string | null } => typeof b?.v1Backed === 'boolean');
   if (judged.length === 0 || judged.some((b) => b.v1Backed)) return null;
   return `BBR-like, version not shown: the profiles' shapes say BBRv1, but no profile's trace shows BBRv1's signature (${[...new Set(judged.map((b) => b.v1Backing))].join('; ')}); BBRv2/v3 and delay-based controllers look like this`;

@@ -135,8 +135,7 @@ export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
  * in, and ends before a second was due (a 20 s trace sees only the first ProbeRTT). Not for QUIC: quinn's
  * BBR drains differently and no other lab QUIC flow is named BBRv1.
  */
-export function bbrV1Backing(f: FlowFeatures, p: BbrParams): { backed: boolean; why: string } {
-  const a = analyse(f, p);
+export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string } {
   if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note };
   const drains = drainBackoffs(f, p);
   const end = f.t0 + (f.y.length - 1) * f.dt;
@@ -151,9 +150,12 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams): { backed: boolean; 
   return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s` };
 }
 
-function v1BackingEvidence(f: FlowFeatures, p: BbrParams): { v1Backed: boolean | null; v1Backing: string | null } {
+/** The evidence the verdict keeps (classifyFlow and the profile fusion read it; null: not TCP). */
+export interface V1BackingEvidence { v1Backed: boolean | null; v1Backing: string | null }
+
+function v1BackingEvidence(f: FlowFeatures, p: BbrParams, a: BbrFindings): V1BackingEvidence {
   if (f.transport !== 'tcp') return { v1Backed: null, v1Backing: null };
-  const b = bbrV1Backing(f, p);
+  const b = bbrV1Backing(f, p, a);
   return { v1Backed: b.backed, v1Backing: b.why };
 }
 
@@ -261,7 +263,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
       // Whether a BBRv1 answer for this TCP flow is backed by BBRv1's signature (null: not TCP).
-      ...v1BackingEvidence(f, p),
+      ...v1BackingEvidence(f, p, a),
     };
   },
 });
