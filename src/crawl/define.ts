@@ -56,6 +56,12 @@ export const crawlSchema = z.object({
    * 4 checkpoints in a row (as `ccbrowse probe --stop-when-stable`); HTTP/3 probes run to the end.
    */
   stopWhenStable: z.boolean().default(false),
+  /**
+   * Probe mode: a probe whose bottleneck the measuring host held back beyond the classifier's
+   * bounds (its verdict would be withheld as a disturbed trace) is measured again, this many
+   * times at most; the set-aside capture stays on disk and is named in the result.
+   */
+  remeasureDisturbed: z.number().int().min(0).max(5).default(1),
 }).strict().superRefine((c, ctx) => {
   c.targets.forEach((t, i) => {
     if (t.mode === 'probe' && c.lab === undefined) {

@@ -90,6 +90,8 @@ export interface JobSpec {
   backoffSeconds: number;
   /** Probe mode: TCP transfers end once their verdict is stable (absent in jobs queued before it existed). */
   stopWhenStable?: boolean;
+  /** Probe mode: how many times a probe the host disturbed is measured again (absent: never). */
+  remeasureDisturbed?: number;
 }
 
 export interface Job {
@@ -191,7 +193,7 @@ export class CrawlQueue {
       for (const t of targets) {
         for (const region of def.regions) {
           const spec: JobSpec = { mode: t.mode, url: t.url, scenarioFile: t.scenarioFile, profiles: def.profiles, lab: def.lab,
-            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds, ...(def.stopWhenStable ? { stopWhenStable: true } : {}) };
+            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds, ...(def.stopWhenStable ? { stopWhenStable: true } : {}), ...(def.remeasureDisturbed > 0 ? { remeasureDisturbed: def.remeasureDisturbed } : {}) };
           const id = `${def.name}:${round}:${region}:${r}:${t.key}`;
           added += ins.run(id, ++seq, def.name, round, t.key, region, r, JSON.stringify(spec), def.retries + 1).changes;
         }

@@ -26,6 +26,8 @@ export interface ObservedCell {
   verdict: ObservedVerdict;
   /** Each profile's own (calibrated) verdict, for the per-flow comparison. */
   flows: ObservedVerdict[];
+  /** How many of those flows had their verdict withheld because the measuring host disturbed the bottleneck. */
+  disturbedFlows?: number;
 }
 
 export interface Tally {

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
+import { disturbedReason } from '../classify/disturbance.js';
 import type { ObservedCell, ObservedVerdict } from './census-score.js';
 import { entryFromProbe, toSeries } from './dataset.js';
 import type { ProbeOutcome } from './probes.js';
@@ -21,6 +22,7 @@ const asObserved = (v: Verdict): ObservedVerdict => ({ label: v.label, confidenc
 /** The verdicts of one probe job (null when none of its directories holds a readable flow). */
 export async function observeProbeJob(job: ProbeJobResult, model: Model): Promise<ObservedCell | null> {
   const raw: Verdict[] = [];
+  let disturbedFlows = 0;
   for (const dir of job.dirs) {
     const pj = join(dir, 'probe.json');
     if (!existsSync(pj) || !existsSync(join(dir, 'capture.pcap'))) continue;
@@ -29,7 +31,9 @@ export async function observeProbeJob(job: ProbeJobResult, model: Model): Promis
     const target = { origin: result.origin.name, protocol, stack: result.origin.stack ?? 'tcp', cca: result.origin.cca, label: '', host: '' } as const;
     const entry = await entryFromProbe({ target, region: result.region, profile: result.profile, path: '', rep: 0, result });
     if (!entry) continue;
-    raw.push(classifyFlow({ ...toSeries(entry), transport: protocol }, model, { disturbance: entry.disturbance ?? null }));
+    const series = toSeries(entry);
+    if (disturbedReason(entry.disturbance, series.rttSeconds)) disturbedFlows++;
+    raw.push(classifyFlow({ ...series, transport: protocol }, model, { disturbance: entry.disturbance ?? null }));
   }
   if (raw.length === 0) return null;
   return {
@@ -37,6 +41,7 @@ export async function observeProbeJob(job: ProbeJobResult, model: Model): Promis
     region: job.region,
     verdict: asObserved(fuseProfiles(raw, { calibration: model.calibration })),
     flows: raw.map((v) => asObserved(fuseProfiles([v], { calibration: model.calibration }))),
+    disturbedFlows,
   };
 }
 

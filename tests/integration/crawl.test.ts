@@ -2,7 +2,9 @@
  * A real crawl (probe mode, its own two-region lab) whose worker is SIGKILLed mid-crawl and
  * restarted: every job ends with exactly one result (none lost, none duplicated), the killed
  * attempt is recorded as lost, the reaper removes what the killed worker left, and a site no
- * lab origin serves fails with its reason while the crawl goes on.
+ * lab origin serves fails with its reason while the crawl goes on. And a probe whose delay line
+ * is held back mid-transfer (SIGSTOP for 400 ms: what a stalled host does to it) is measured
+ * again, the first capture set aside and named in the result.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labDown, labUp } from '../../src/lab/control.js';
 import { stateDir } from '../../src/net/cleanup.js';
 import { nodeModuleCommand } from '../../src/util/node-script.js';
+import { run } from '../../src/util/exec.js';
 import { isRoot, pidAlive } from '../helpers/system.js';
 
 const LAB = 'tests/fixtures/labs/crawl.ts';
@@ -117,6 +120,58 @@ export default defineCrawl({ name: 'sigint-test', lab: 'ccb-crawl', regions: ['r
     expect(count("SELECT COUNT(*) AS n FROM crawl_attempts WHERE job_id LIKE 'sigint-test:%' AND outcome = 'released'")).toBe(1);
     // Every cleanup stack of the interrupted worker was unwound before it exited: no owner record left.
     expect(owners().filter((o) => o.pid === child.pid)).toEqual([]);
+  }, 600_000);
+  it('a probe whose bottleneck the host held back is measured again; the first capture is kept aside', async () => {
+    const file3 = join(dir, 'crawl3.ts');
+    writeFileSync(file3, `import { defineCrawl } from 'ccbrowse';
+export default defineCrawl({ name: 'remeasure-test', lab: 'ccb-crawl', regions: ['r1'], profiles: ['nebby-50'], concurrency: 1, retries: 0,
+  targets: [{ url: 'https://www.lab.ccb.test/bytes/150000', mode: 'probe' }] });
+`);
+    const delayLines = async () => new Set((await run('pgrep', ['-x', 'ccb-delayline'], { allowFailure: true })).stdout.split(/\s+/).filter(Boolean).map(Number));
+    const before = await delayLines();
+    const child = spawn(cli[0], [...cli.slice(1), 'crawl', 'run', file3, '--store', store, '--out', dir, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += String(d); });
+    child.stderr.on('data', (d) => { err += String(d); });
+    // The first probe's own delay line (not the lab's): once its transfer is under way, it is
+    // stopped for 400 ms, four RTTs of nebby-50; the probe's disturbance record sees the late releases.
+    let paused = 0;
+    const t0 = Date.now();
+    while (Date.now() - t0 < 300_000 && child.exitCode === null && !paused) {
+      await new Promise((r) => setTimeout(r, 100));
+      const fresh = [...(await delayLines())].filter((p) => !before.has(p));
+      if (fresh.length === 0 || !existsSync(join(dir, 'remeasure-test')) || !readdirSync(join(dir, 'remeasure-test')).some((x) => existsSync(join(dir, 'remeasure-test', x, 'probe.json')))) continue;
+      await new Promise((r) => setTimeout(r, 2000));
+      process.kill(fresh[0], 'SIGSTOP');
+      await new Promise((r) => setTimeout(r, 400));
+      process.kill(fresh[0], 'SIGCONT');
+      paused = fresh[0];
+    }
+    const code = await new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (c) => r(c))));
+    expect(paused, err).toBeGreaterThan(0);
+    expect(code, err).toBe(0);
+    expect(JSON.parse(out).progress).toMatchObject({ done: 1, failed: 0 });
+    const db = new Database(store, { readonly: true });
+    try {
+      const r = db.prepare("SELECT dirs, detail FROM crawl_results WHERE crawl_id = 'remeasure-test'").get() as { dirs: string; detail: string };
+      const detail = JSON.parse(r.detail) as { remeasured?: Array<{ profile: string; why: string; setAside: { dir: string } }> };
+      expect(detail.remeasured, r.detail).toHaveLength(1);
+      const [again] = detail.remeasured!;
+      expect(again.profile).toBe('nebby-50');
+      expect(again.why).toMatch(/stalled the bottleneck for \d+ ms, over half an RTT|held the bottleneck back/);
+      // The set-aside capture is on disk and shows the pause; the result points at the new one.
+      const aside = JSON.parse(readFileSync(join(again.setAside.dir, 'probe.json'), 'utf8')) as { disturbance: { maxStallMs: number } };
+      expect(aside.disturbance.maxStallMs).toBeGreaterThan(300);
+      expect(existsSync(join(again.setAside.dir, 'capture.pcap'))).toBe(true);
+      const [kept] = JSON.parse(r.dirs) as string[];
+      expect(kept).not.toBe(again.setAside.dir);
+      const keptProbe = JSON.parse(readFileSync(join(kept, 'probe.json'), 'utf8')) as { status: string; disturbance: { maxStallMs: number } };
+      expect(keptProbe.status).toBe('complete');
+      expect(keptProbe.disturbance.maxStallMs).toBeLessThan(300);
+    } finally {
+      db.close();
+    }
   }, 600_000);
 });
 

@@ -125,7 +125,7 @@ export class PostgresCrawlBackend implements CrawlBackend {
       for (const target of targets) {
         for (const region of def.regions) {
           const spec: JobSpec = { mode: target.mode, url: target.url, scenarioFile: target.scenarioFile, profiles: def.profiles, lab: def.lab,
-            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds, ...(def.stopWhenStable ? { stopWhenStable: true } : {}) };
+            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds, ...(def.stopWhenStable ? { stopWhenStable: true } : {}), ...(def.remeasureDisturbed > 0 ? { remeasureDisturbed: def.remeasureDisturbed } : {}) };
           const jobId = `${def.name}:${round}:${region}:${r}:${target.key}`;
           const queue = jobQueueName(def.name, region);
           const bossId = randomUUID();

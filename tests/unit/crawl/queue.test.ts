@@ -198,6 +198,19 @@ describe('probe crawls that stop when stable', () => {
     });
     expect(seen.sort()).toEqual([['stable', true, true], ['whole', undefined, true]]);
   });
+
+  it('disturbed probes are measured again once by default; a crawl can say never', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ccb-crawl-rm-')), 'store.sqlite');
+    const q = open(file);
+    q.enqueue(crawl({ name: 'again', targets: urls(1) }));
+    q.enqueue(crawl({ name: 'never', targets: urls(1), remeasureDisturbed: 0 }));
+    const seen: Array<[string, number | undefined]> = [];
+    await runWorker({
+      queue: q, regions: ['local'], concurrency: 1, outDir: '/nonexistent', signal: new AbortController().signal, untilIdle: true, pollMs: 20,
+      run: async (job) => { seen.push([job.crawlId, job.spec.remeasureDisturbed]); return { status: 'complete', dirs: [], runIds: [], detail: null }; },
+    });
+    expect(seen.sort()).toEqual([['again', 1], ['never', undefined]]);
+  });
 });
 
 describe('scheduled crawls (worker)', () => {
