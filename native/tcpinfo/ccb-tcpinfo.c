@@ -10,7 +10,7 @@
  * inflight_bytes = bytes_sent - bytes_retrans - bytes_acked = snd_nxt - snd_una: the same
  * quantity a capture-based estimate measures (highest sequence sent minus highest ACK).
  * One dump per interval costs one syscall round trip, but the kernel walks its whole TCP hash
- * table for it (shared by every namespace), so a lab of 78 origins dumping every 10 ms kept two
+ * table for it (shared by every namespace), so the default lab's 60 samplers dumping every 10 ms kept two
  * cores busy in the kernel while nothing was sent. An idle origin therefore only reads its
  * namespace's TCP counters (/proc/self/net/snmp: CurrEstab, PassiveOpens) each interval and
  * dumps again once a connection is there; it dumps every interval while any connection of
@@ -202,14 +202,18 @@ int main(int argc, char **argv)
 	fprintf(stderr, "ready\n");
 	int snmp = open("/proc/self/net/snmp", O_RDONLY | O_CLOEXEC);
 	long last_passive = -1;
-	int busy = 1; /* a connection of PORT was there at the last dump (the first tick dumps) */
+	int busy = 0; /* a connection of PORT was there at the last dump */
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop) {
+		/* Counters read before the dump: a connection accepted after this read is still new
+		 * at the next tick, whatever state it is in by then. Unreadable counters: dump. */
 		long estab = 0, passive = 0;
-		if (!busy && (snmp < 0 || tcp_counters(snmp, &estab, &passive) < 0 || estab > 0 || passive != last_passive))
+		int counted = snmp >= 0 && tcp_counters(snmp, &estab, &passive) == 0;
+		if (!counted || estab > 0 || passive != last_passive)
 			busy = 1;
-		last_passive = passive;
+		if (counted)
+			last_passive = passive;
 		if (busy) {
 			int v4 = dump(fd, AF_INET, port), v6 = v4 < 0 ? -1 : dump(fd, AF_INET6, port);
 			if (v4 < 0 || v6 < 0) {
@@ -219,9 +223,6 @@ int main(int argc, char **argv)
 			} else {
 				busy = v4 + v6 > 0;
 			}
-			/* Counters read after the dump: a connection opened meanwhile still shows as new. */
-			if (!busy && snmp >= 0 && tcp_counters(snmp, &estab, &passive) == 0)
-				last_passive = passive;
 		}
 		fflush(stdout);
 		next.tv_nsec += interval_ms * 1000000L;

@@ -8,9 +8,11 @@ import type { Disturbance } from '../shaper/disturbance.js';
 
 /**
  * Why a probe's bottleneck was disturbed beyond what its verdict can bear, or null: the
- * classifier's own bounds (classify/disturbance.ts), at the smallest RTT the trace can have (the
- * profile's and the region's base delays), so never laxer than the classifier will be.
+ * classifier's own bounds (classify/disturbance.ts), at the smallest RTT its trace can show.
+ * The classifier reads the RTT the capture sees, on the client's side of the lab's region
+ * delay: the profile's own delay both ways, plus queueing. So the profile's delay alone, never
+ * laxer than the classifier will be.
  */
-export function probeDisturbance(p: { disturbance?: Disturbance; profile: { delayMs: number } }, regionRttMs: number): string | null {
-  return p.disturbance ? disturbedReason(p.disturbance, (2 * p.profile.delayMs + regionRttMs) / 1000) : null;
+export function probeDisturbance(p: { disturbance?: Disturbance; profile: { delayMs: number } }): string | null {
+  return p.disturbance ? disturbedReason(p.disturbance, (2 * p.profile.delayMs) / 1000) : null;
 }

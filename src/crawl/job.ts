@@ -72,7 +72,6 @@ interface Remeasure { profile: string; why: string; setAside: { runId: string; d
 
 async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: JobContext): Promise<JobResult> {
   const target = resolveProbeTarget(lab, job.spec.url!, job.region);
-  const regionRttMs = lab.regions.find((r) => r.name === job.region)?.rttMs ?? 0;
   const probes: ProbeResult[] = [];
   const remeasured: Remeasure[] = [];
   const probe = (profile: Profile) => {
@@ -84,13 +83,19 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
     let p = await probe(profile);
     // A bottleneck the host held back (a busy or shared machine, several jobs at once) gives a
     // trace whose verdict is withheld: measure it again, up to the crawl's limit. The first
-    // capture stays on disk and in the result's detail; the census reads the last one.
+    // capture stays on disk and in the result's detail; the census reads the last complete one
+    // (a retake that fails keeps the disturbed capture rather than failing the job).
     for (let again = 0; again < (job.spec.remeasureDisturbed ?? 0) && p.status === 'complete' && !ctx.signal.aborted; again++) {
-      const why = probeDisturbance(p, regionRttMs);
+      const why = probeDisturbance(p);
       if (!why) break;
-      remeasured.push({ profile: profile.name, why, setAside: { runId: p.runId, dir: p.dir } });
       ctx.progress?.(`${p.runId}: ${why}; measuring ${profile.name} again`);
-      p = await probe(profile);
+      const retake = await probe(profile);
+      if (retake.status !== 'complete' && !ctx.signal.aborted) {
+        ctx.progress?.(`${retake.runId}: the retake did not complete (${retake.error ?? 'incomplete'}); keeping ${p.runId}`);
+        break;
+      }
+      remeasured.push({ profile: profile.name, why, setAside: { runId: p.runId, dir: p.dir } });
+      p = retake;
     }
     probes.push(p);
   }
@@ -106,7 +111,7 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
       mode: 'probe', url: job.spec.url,
       probes: probes.map((p) => ({ profile: p.profile.name, runId: p.runId, bytes: p.bytes, seconds: p.seconds, packets: p.capture.captured,
         origin: p.origin.name, serve: p.origin.serve, groundTruthCca: p.origin.cca,
-        ...(p.disturbance ? { disturbance: { stalls: p.disturbance.stalls, stalledMs: p.disturbance.stalledMs, maxStallMs: p.disturbance.maxStallMs } } : {}),
+        ...(p.disturbance ? { disturbance: { windowSeconds: p.disturbance.windowSeconds, stalls: p.disturbance.stalls, stalledMs: p.disturbance.stalledMs, maxStallMs: p.disturbance.maxStallMs } } : {}),
         ...(p.earlyStop ? { earlyStop: { why: p.earlyStop.why, label: p.earlyStop.label, confidence: p.earlyStop.confidence, neededSeconds: p.earlyStop.neededSeconds } } : {}) })),
       ...(remeasured.length ? { remeasured } : {}),
     },
