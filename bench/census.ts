@@ -68,12 +68,14 @@ const expected = expectedCensus(cfg);
 const hosts = [...new Set(crawl.targets.flatMap((t) => (t.url ? [new URL(t.url).hostname] : [])))];
 const score = scoreCensus(expected, observed, { hosts, regions: crawl.definition.regions, minAnswer, regionDependentHosts: regionDependentHosts(expected) });
 
+const disturbedFlows = observed.reduce((n, c) => n + (c.disturbedFlows ?? 0), 0);
+const flows = observed.reduce((n, c) => n + c.flows.length, 0);
 console.log([
   `crawl ${crawl.definition.name} on ${store}: ${progress.done} done, ${progress.failed} failed, ${progress.left + progress.running} left; ${progress.ratePerHour?.toFixed(1) ?? '-'} site-measurements/hour (one site from one region, every profile)`,
   `model ${modelFile} (minimum answer ${minAnswer}); lab ${cfg.name} (${labFile}); load average now ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
-  `flows through a bottleneck the host disturbed beyond the classifier's bounds (late delay-line releases; their verdicts are withheld): ${observed.reduce((n, c) => n + (c.disturbedFlows ?? 0), 0)} of ${observed.reduce((n, c) => n + c.flows.length, 0)}`,
+  `flows through a bottleneck the host disturbed beyond the classifier's bounds (late delay-line releases; their verdicts are withheld): ${disturbedFlows} of ${flows}`,
   '',
   ...censusTable(score),
 ].join('\n'));
 mkdirSync(dirname(jsonOut), { recursive: true });
-writeFileSync(jsonOut, JSON.stringify({ createdAt: new Date().toISOString(), store, crawl: crawl.definition.name, progress, loadAverage: loadavg(), model: modelFile, disturbedFlows: observed.reduce((n, c) => n + (c.disturbedFlows ?? 0), 0), flows: observed.reduce((n, c) => n + c.flows.length, 0), score }, null, 1));
+writeFileSync(jsonOut, JSON.stringify({ createdAt: new Date().toISOString(), store, crawl: crawl.definition.name, progress, loadAverage: loadavg(), model: modelFile, disturbedFlows, flows, score }, null, 1));

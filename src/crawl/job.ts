@@ -111,7 +111,7 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
       mode: 'probe', url: job.spec.url,
       probes: probes.map((p) => ({ profile: p.profile.name, runId: p.runId, bytes: p.bytes, seconds: p.seconds, packets: p.capture.captured,
         origin: p.origin.name, serve: p.origin.serve, groundTruthCca: p.origin.cca,
-        ...(p.disturbance ? { disturbance: { windowSeconds: p.disturbance.windowSeconds, stalls: p.disturbance.stalls, stalledMs: p.disturbance.stalledMs, maxStallMs: p.disturbance.maxStallMs } } : {}),
+        ...(p.disturbance ? { disturbance: p.disturbance } : {}),
         ...(p.earlyStop ? { earlyStop: { why: p.earlyStop.why, label: p.earlyStop.label, confidence: p.earlyStop.confidence, neededSeconds: p.earlyStop.neededSeconds } } : {}) })),
       ...(remeasured.length ? { remeasured } : {}),
     },

@@ -94,6 +94,18 @@ export interface JobSpec {
   remeasureDisturbed?: number;
 }
 
+/** What a job of this crawl target runs (the same for every region, repeat and round). */
+export function jobSpecOf(def: CrawlDefinition, t: CrawlTarget): JobSpec {
+  return { mode: t.mode, url: t.url, scenarioFile: t.scenarioFile, profiles: def.profiles, lab: def.lab,
+    timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds,
+    ...(def.stopWhenStable ? { stopWhenStable: true } : {}), ...(def.remeasureDisturbed > 0 ? { remeasureDisturbed: def.remeasureDisturbed } : {}) };
+}
+
+/** A job's id: stable per crawl, round, region, repeat and target, so queueing again adds only what is missing. */
+export function jobIdOf(def: CrawlDefinition, round: number, region: string, repeat: number, t: CrawlTarget): string {
+  return `${def.name}:${round}:${region}:${repeat}:${t.key}`;
+}
+
 export interface Job {
   jobId: string;
   crawlId: string;
@@ -192,9 +204,8 @@ export class CrawlQueue {
     for (let r = 1; r <= def.repeats; r++) {
       for (const t of targets) {
         for (const region of def.regions) {
-          const spec: JobSpec = { mode: t.mode, url: t.url, scenarioFile: t.scenarioFile, profiles: def.profiles, lab: def.lab,
-            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds, ...(def.stopWhenStable ? { stopWhenStable: true } : {}), ...(def.remeasureDisturbed > 0 ? { remeasureDisturbed: def.remeasureDisturbed } : {}) };
-          const id = `${def.name}:${round}:${region}:${r}:${t.key}`;
+          const spec = jobSpecOf(def, t);
+          const id = jobIdOf(def, round, region, r, t);
           added += ins.run(id, ++seq, def.name, round, t.key, region, r, JSON.stringify(spec), def.retries + 1).changes;
         }
       }

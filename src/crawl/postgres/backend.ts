@@ -21,7 +21,7 @@ import type { RunData } from '../../results/read.js';
 import { redactUrl, type CrawlBackend, type StoredResult } from '../backend.js';
 import { cronFields } from '../cron.js';
 import type { CrawlDefinition, CrawlTarget, LoadedCrawl } from '../define.js';
-import { workerId, type CrawlState, type Job, type JobResult, type JobSpec, type JobState, type Progress } from '../queue.js';
+import { jobIdOf, jobSpecOf, workerId, type CrawlState, type Job, type JobResult, type JobSpec, type JobState, type Progress } from '../queue.js';
 import { BOSS_SCHEMA, ensureSchema } from './schema.js';
 
 /** pg-boss's view of one job (what we ask back after failing it). */
@@ -124,9 +124,8 @@ export class PostgresCrawlBackend implements CrawlBackend {
     for (let r = 1; r <= def.repeats; r++) {
       for (const target of targets) {
         for (const region of def.regions) {
-          const spec: JobSpec = { mode: target.mode, url: target.url, scenarioFile: target.scenarioFile, profiles: def.profiles, lab: def.lab,
-            timeoutSeconds: def.jobTimeoutSeconds, visitSeconds: def.visitSeconds, backoffSeconds: def.backoffSeconds, ...(def.stopWhenStable ? { stopWhenStable: true } : {}), ...(def.remeasureDisturbed > 0 ? { remeasureDisturbed: def.remeasureDisturbed } : {}) };
-          const jobId = `${def.name}:${round}:${region}:${r}:${target.key}`;
+          const spec = jobSpecOf(def, target);
+          const jobId = jobIdOf(def, round, region, r, target);
           const queue = jobQueueName(def.name, region);
           const bossId = randomUUID();
           const added = await t.client.query(`INSERT INTO ccb.crawl_jobs (job_id, crawl_id, round, target_key, region, repeat_index, spec, state, max_attempts, queue, boss_id)
