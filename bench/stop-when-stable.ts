@@ -1,12 +1,13 @@
 /**
  * Per-site wall time of lab scenarios with and without `run --stop-when-stable`:
- *   npx tsx bench/stop-when-stable.ts --lab NAME [--region R] [--scenarios vod,static] [--repeat 3] [--out build/bench/stop-when-stable.json]
+ *   npx tsx bench/stop-when-stable.ts --lab NAME [--region R] [--scenarios vod,static] [--repeat 3] [--concurrency N] [--out build/bench/stop-when-stable.json]
  *
  * Runs each scenario `--repeat` times each way, alternating (full, then stopped), every
  * `ccbrowse run` timed from spawn to exit; prints the medians, whether the fused verdicts (per
  * host and per asset type) changed between the paired runs, and what each stopped profile's
  * run.json says (activity length against its ceiling, why, the trace length each verdict
- * needed). Needs root and a running lab; one run at a time.
+ * needed). `--concurrency N` is passed to every run (profiles at once). Needs root and a
+ * running lab; one run at a time.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -15,6 +16,7 @@ import { arg, differences, disturbanceLine, median, ROOT, runOnce, scenariosArg,
 
 const LAB = arg('--lab', 'default')!;
 const REGION = arg('--region');
+const CONCURRENCY = arg('--concurrency');
 const REPEAT = Number(arg('--repeat', '3'));
 const OUT = arg('--out', 'build/bench/stop-when-stable.json')!;
 const SCENARIOS = scenariosArg();
@@ -28,7 +30,7 @@ try {
   for (const scenario of SCENARIOS) {
     const full: Measured[] = [];
     const stopped: Measured[] = [];
-    const base = REGION ? ['--region', REGION] : [];
+    const base = [...(REGION ? ['--region', REGION] : []), ...(CONCURRENCY ? ['--concurrency', CONCURRENCY] : [])];
     for (let i = 0; i < REPEAT; i++) {
       full.push(runOnce(scenario, { lab: LAB, runsDir: RUNS_DIR, extra: base }));
       stopped.push(runOnce(scenario, { lab: LAB, runsDir: RUNS_DIR, extra: [...base, '--stop-when-stable'] }));
@@ -66,6 +68,6 @@ for (const r of results) {
   }
 }
 mkdirSync(dirname(OUT), { recursive: true });
-writeFileSync(OUT, JSON.stringify({ lab: LAB, region: REGION ?? null, repeat: REPEAT, results }, null, 2));
+writeFileSync(OUT, JSON.stringify({ lab: LAB, region: REGION ?? null, concurrency: CONCURRENCY ?? null, repeat: REPEAT, results }, null, 2));
 console.log(`load average at the end (1/5/15 min): ${load()}; ${new Date().toISOString()}`);
 console.log(`\nwritten ${OUT}`);

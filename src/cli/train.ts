@@ -117,10 +117,12 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--cross-validate', 'leave-one-measurement-out over the training dataset: each measurement is classified by a model trained without it')
     .addOption(opt.amount('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', 1, 3600))
     .option('--cross-traffic <origin>', 'robustness: every probe competes with a download from this lab TCP origin (e.g. tcp-cubic) through a shared bottleneck queue')
+    .option('--stop-when-stable', "end each TCP probe's transfer once its calibrated verdict (by --model) named the same CCA at 4 checkpoints in a row, as `ccbrowse probe --stop-when-stable` does: the bench then measures accuracy at the trace length the rule needed (HTTP/3 probes run to their end)")
     .addOption(opt.out('bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json'))
     .addOption(opt.json())
-    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string }, cmd: Command) => {
+    .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string; stopWhenStable?: boolean }, cmd: Command) => {
       const say = reporterFor(cmd);
+      if (o.stopWhenStable && (o.fromDataset || o.crossValidate || o.holdOut)) throw new BadInputError('--stop-when-stable goes with fresh probes, not --from-dataset, --cross-validate or --hold-out');
       const { loadDatasets, saveDataset, truncateEntry } = await import('../train/dataset.js');
       const { benchResult, classifyEntries, crossValidate, designFamilyOf, holdOneOutAll, holdOutVerdict, matrixTable, openSetRows, openSetTable } = await import('../train/bench.js');
       let entries: DatasetEntry[];
@@ -164,7 +166,13 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         const { collect } = await import('../train/train.js');
         const fastest = Math.max(...(await Promise.all(o.profile.map((p) => loadProfile(p)))).map((p) => p.rateKbit));
         const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: Math.ceil((fastest * 1000 / 8) * (180 + 3 + 30)), leadSeconds: 3 } : undefined;
-        entries = await collect(running, { regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say.info, signal: interruptSignal() });
+        const { stopRuleFrom } = await import('./stop-rule.js');
+        const stopRule = await stopRuleFrom({ stopWhenStable: o.stopWhenStable, model: o.stopWhenStable ? o.model : undefined });
+        const { stableVerdictWatch } = await import('../train/stop-when-stable.js');
+        const watchFor = stopRule
+          ? (t: { origin: { ip: string; serve: string } }, p: { rateKbit: number }) => (t.origin.serve === 'tcp' ? stableVerdictWatch({ ...stopRule, originIp: t.origin.ip, protocol: 'tcp', rateKbit: p.rateKbit }) : undefined)
+          : undefined;
+        entries = await collect(running, { regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say.info, signal: interruptSignal(), watchFor });
         saveDataset(o.dataset, entries);
       }
       const train = o.trainDataset.split(',').every((p) => existsSync(p)) ? new Set(loadDatasets(o.trainDataset).map((e) => e.dir)) : new Set<string>();

@@ -37,16 +37,21 @@ export interface MeasurementOutcome {
 export function classifyEntries(entries: DatasetEntry[], model: Model, seriesOf: (e: DatasetEntry) => ReturnType<typeof toSeries> = toSeries): { traces: TraceOutcome[]; measurements: MeasurementOutcome[] } {
   const traces: TraceOutcome[] = [];
   const groups = new Map<string, Array<{ e: DatasetEntry; v: Verdict }>>();
+  // Judged as users get them: through the model's calibration when it has one (its minimum
+  // answers included), as a run, a probe and `classify` do; a single-profile verdict as one
+  // profile fused alone.
+  const calibration = model.calibration;
   for (const e of entries) {
-    const v = classifyFlow(seriesOf(e), model);
+    const raw = classifyFlow(seriesOf(e), model);
+    const v = calibration ? fuseProfiles([raw], { calibration }) : raw;
     const seconds = e.t.length ? e.t[e.t.length - 1] - e.t[0] : 0;
     traces.push({ origin: e.origin, protocol: e.protocol, truth: e.label, profile: e.profile, region: e.region, rep: e.rep, predicted: v.label, confidence: v.confidence, reason: v.reason, traceSeconds: seconds });
     const k = `${e.origin}\t${e.region}\t${e.rep}`;
-    groups.set(k, [...(groups.get(k) ?? []), { e, v }]);
+    groups.set(k, [...(groups.get(k) ?? []), { e, v: raw }]);
   }
   const measurements: MeasurementOutcome[] = [];
   for (const g of groups.values()) {
-    const fused = fuseProfiles(g.map((x) => x.v));
+    const fused = fuseProfiles(g.map((x) => x.v), calibration ? { calibration } : undefined);
     const e = g[0].e;
     // The trace length a measurement needs: its longest profile trace.
     const seconds = Math.max(...g.map((x) => (x.e.t.length ? x.e.t[x.e.t.length - 1] - x.e.t[0] : 0)));

@@ -5,7 +5,7 @@
  */
 import { throwIfInterrupted } from '../util/interrupt.js';
 import type { RunningLab } from '../lab/state.js';
-import { probeOnce, resolveProbeTarget, type CrossTraffic, type ProbeResult } from '../probe/probe.js';
+import { probeOnce, resolveProbeTarget, type CrossTraffic, type ProbeResult, type ProbeTarget, type TransferWatch } from '../probe/probe.js';
 import { BadInputError } from '../util/errors.js';
 import type { Profile } from '../shaper/profile.js';
 import { labelFor, type LabTarget } from './labels.js';
@@ -64,6 +64,8 @@ export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: {
   outDir: string; concurrency?: number; progress?: (m: string) => void; crossTraffic?: CrossTrafficSpec;
   /** Ctrl-C: running probes stop and keep what they captured; no new one starts; then this throws. */
   signal?: AbortSignal;
+  /** A watcher per probe that may end its transfer early (`--stop-when-stable`); none: every transfer runs to its end. */
+  watchFor?: (target: ProbeTarget, profile: Profile) => TransferWatch | undefined;
 }): Promise<ProbeOutcome[]> {
   const say = opts.progress ?? (() => {});
   let done = 0;
@@ -75,8 +77,10 @@ export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: {
     try {
       const t = resolveProbeTarget(lab, `https://${job.target.host}${job.path}`, job.region);
       const crossTraffic = opts.crossTraffic ? crossTrafficTarget(lab, opts.crossTraffic, job.region) : undefined;
-      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds, crossTraffic, signal: opts.signal });
-      say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name} ${job.region} #${job.rep}: ${result.status} ${result.seconds.toFixed(1)} s${result.error ? ` (${result.error})` : ''}`);
+      const watch = opts.watchFor?.(t, job.profile);
+      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds, crossTraffic, signal: opts.signal, watch });
+      const stopped = result.earlyStop?.stoppedTransfer ? `, stopped: ${result.earlyStop.label} after ${result.earlyStop.neededSeconds?.toFixed(1)} s of trace` : '';
+      say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name} ${job.region} #${job.rep}: ${result.status} ${result.seconds.toFixed(1)} s${stopped}${result.error ? ` (${result.error})` : ''}`);
       return { ...job, result, ...(result.status === 'complete' ? {} : { error: result.error ?? 'incomplete' }) };
     } catch (e) {
       say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name}: failed: ${(e as Error).message}`);

@@ -34,6 +34,8 @@ export interface CollectOptions {
   conditionsOf?: (profile: Profile) => Record<string, unknown>;
   /** Ctrl-C: stops the probes (their directories stay, marked incomplete) and throws. */
   signal?: AbortSignal;
+  /** Per probe, a watcher that may end the transfer once its verdict is stable (runProbes). */
+  watchFor?: Parameters<typeof runProbes>[2]['watchFor'];
 }
 
 /** Probes and traces: returns one dataset entry per completed probe with a usable flow. */
@@ -48,7 +50,7 @@ export async function collect(lab: RunningLab, o: CollectOptions): Promise<Datas
           const bytes = o.bytesFor ? o.bytesFor(profile, target.protocol) : o.bytes;
           jobs.push({ target, region, profile, path: `/bytes/${bytes}`, rep });
         }
-  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic, signal: o.signal });
+  const outcomes = await runProbes(lab, jobs, { outDir: o.outDir, concurrency: o.concurrency, progress: o.progress, crossTraffic: o.crossTraffic, signal: o.signal, watchFor: o.watchFor });
   const entries: DatasetEntry[] = [];
   for (const out of outcomes) {
     try {

@@ -66,6 +66,11 @@ describe('input is validated before anything is created', () => {
     expect(refused((out) => ['run', 'scenarios/lab/static.ts', '--lab', 'Not A Name', '--out', out], 2)).toMatch(/lab name/);
   });
 
+  it('lab bench --stop-when-stable goes with fresh probes only: exit 2', () => {
+    expect(refused((out) => ['lab', 'bench', '--stop-when-stable', '--from-dataset', '--dataset', join(out, 'd.json'), '--out', join(out, 'b.json')], 2)).toMatch(/--stop-when-stable goes with fresh probes/);
+    expect(refused((out) => ['lab', 'bench', '--stop-when-stable', '--cross-validate', '--out', join(out, 'b.json')], 2)).toMatch(/not --from-dataset, --cross-validate or --hold-out/);
+  });
+
   it('--profile never swallows the positional argument', () => {
     // Parsed as a URL (then refused for the unknown lab), not as a second profile.
     const r = ccb(['probe', '--profile', 'nebby-50', URL, '--lab', 'nosuch'], mkdtempSync(join(tmpdir(), 'ccb-state-')));

@@ -33,8 +33,11 @@ describe('shipped model on committed fresh lab traces', () => {
     expect(tcp.filter((m) => m.predicted === m.truth).length).toBeGreaterThanOrEqual(11);
   });
 
-  it('names every QUIC stack\'s controller: quinn NewReno/CUBIC/BBR, aioquic Reno/CUBIC (measured: 5 of 5)', () => {
-    for (const m of quic) expect(`${m.origin}: ${m.predicted}`).toBe(`${m.origin}: ${m.truth}`);
+  // Judged through the model's calibration, as users get verdicts (train/bench.ts): raw, all 5
+  // are named; calibrated, aioquic Reno's fused answer falls under the minimum answer (Unknown).
+  it('names the QUIC stacks\' controllers, never a wrong one (measured, calibrated: 4 of 5, aioquic Reno Unknown)', () => {
+    expect(quic.filter((m) => m.predicted !== m.truth && !NON_ANSWERS.includes(m.predicted)).map((m) => `${m.origin} -> ${m.predicted}`)).toEqual([]);
+    expect(quic.filter((m) => m.predicted === m.truth).map((m) => m.origin).sort()).toEqual(expect.arrayContaining(['aioquic-cubic', 'quinn-bbr', 'quinn-cubic', 'quinn-newreno']));
   });
 
   it('quinn\'s BBR is named from its losses: the loss-agnostic rule, not a lucky shape', () => {
