@@ -11,8 +11,8 @@ export function newRunId(): string {
 /**
  * Buckets of each namespace's own TCP hash table. WHY: by default every namespace shares the
  * host's table (262,144 buckets on a 23 GB host), and a sock_diag dump, which the lab's
- * tcp_info samplers run every 10 ms while a connection is open, walks all of it: ~1 ms of
- * kernel time per dump, so one busy sampler cost ~9% of a core and a dozen most of one. A
+ * tcp_info samplers run every 10 ms while a connection is open, walks all of it: one busy
+ * sampler cost a quarter of a core, six 147% of one (bench/sampler-cpu.sh; now 41%). A
  * namespace's own 4,096 buckets hold its few connections (and 2,048 TIME_WAIT sockets,
  * half the buckets: Linux sizes that limit from the table).
  */

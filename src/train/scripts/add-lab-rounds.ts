@@ -4,7 +4,7 @@
  * that does on test rounds no choice here saw (issue 16).
  *
  *   npx tsx src/train/scripts/add-lab-rounds.ts --model models/ccbrowse-model.json \
- *       --train ROUND.json[,ROUND.json] [--suffix .idle] [--test ROUND.json,...] [--out OUT]
+ *       --train ROUND.json[,ROUND.json] [--suffix .quiet] [--test ROUND.json,...] [--out OUT]
  *
  * WHY: the shipped model's learned classes come from lab rounds taken while the lab's own
  * ground-truth samplers kept both cores busy in the kernel (fixed since: docs/benchmarks/speed.md
@@ -20,7 +20,7 @@ import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
 import { trainFromEntries } from '../train.js';
-import { CONFIDENT } from '../conditions-bench.js';
+import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
 import { disturbedReason } from '../../classify/disturbance.js';
 
 const USAGE = 'src/train/scripts/add-lab-rounds.ts';
@@ -31,7 +31,7 @@ if (!train.length) {
   console.error(`missing --train (see the header of ${USAGE})`);
   process.exit(2);
 }
-const suffix = takeFlag(args, '--suffix') ?? '.idle';
+const suffix = takeFlag(args, '--suffix') ?? '.quiet';
 const tests = takeList(args, '--test');
 const out = takeFlag(args, '--out');
 
@@ -43,25 +43,14 @@ const trained = trainFromEntries(entries, { source: train.join(','), pipeline: b
 const extended = spliceModels(base, trained, { groupSuffix: suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups` });
 console.log(`trained on ${entries.length} traces (${all.length - entries.length} disturbed left out; ${[...new Set(entries.map((e) => e.label))].length} labels) from ${train.join(', ')}`);
 
-const NON_ANSWERS = new Set(['Unknown', 'Short flow', 'Application-limited']);
-function row(name: string, os: Array<{ truth: string; predicted: string; confidence: number }>): string {
-  const n = os.length;
-  const right = os.filter((o) => o.predicted === o.truth).length;
-  const unknown = os.filter((o) => NON_ANSWERS.has(o.predicted)).length;
-  const wrong = n - right - unknown;
-  const cw = os.filter((o) => o.predicted !== o.truth && !NON_ANSWERS.has(o.predicted) && o.confidence >= CONFIDENT).length;
-  const pct = (x: number) => `${((100 * x) / Math.max(1, n)).toFixed(1)}%`;
-  return `| ${name} | ${n} | ${pct(right)} | ${pct(unknown)} | ${wrong} | ${cw} |`;
-}
-
 const judgeWith = (m: Model, file: string) => classifyEntries(loadDatasets(file), m);
 if (tests.length) {
-  console.log('\n| test round / model | measurements (traces) | right | Unknown | wrong | confident wrong |\n| --- | ---: | ---: | ---: | ---: | ---: |');
+  console.log(`\n${TALLY_HEAD.replace('| |', '| test round / model |')}`);
   for (const file of tests) {
     for (const [name, m] of [['base', base], ['extended', extended]] as const) {
       const r = judgeWith(m, file);
-      console.log(row(`${file} / ${name}, both profiles fused`, r.measurements));
-      console.log(row(`${file} / ${name}, single profile`, r.traces));
+      console.log(tallyRow(`${file} / ${name}, both profiles fused`, tally(r.measurements)));
+      console.log(tallyRow(`${file} / ${name}, single profile`, tally(r.traces)));
     }
   }
 }
