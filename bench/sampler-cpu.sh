@@ -1,6 +1,7 @@
 #!/bin/bash
 # What a busy ground-truth sampler costs, with the host's shared TCP hash table and with a
-# namespace's own (src/net/netns.ts): K namespaces, each holding one open TCP connection on port
+# namespace's own (tcp_child_ehash_entries, read from a throw-away parent namespace; not what the
+# project does yet: docs/benchmarks/speed.md): K namespaces, each holding one open TCP connection on port
 # 443 (so its sampler dumps every 10 ms, as during a transfer), and a ccb-tcpinfo in each. Prints
 # the samplers' own CPU (user + system, /proc/PID/stat) over SECONDS, per sampler and in all.
 # Run as root, from the repository, after the set-up built native/tcpinfo.

@@ -10,9 +10,8 @@
  * inflight_bytes = bytes_sent - bytes_retrans - bytes_acked = snd_nxt - snd_una: the same
  * quantity a capture-based estimate measures (highest sequence sent minus highest ACK).
  * One dump per interval costs one syscall round trip, but the kernel walks its whole TCP hash
- * table for it (by default the host's, shared by every namespace: 262,144 buckets, ~1 ms a
- * walk; the project's namespaces now get their own, src/net/netns.ts), so the default lab's 60
- * samplers dumping every 10 ms kept two cores busy in the kernel while nothing was sent. An idle origin therefore only reads its
+ * table for it (shared by every namespace), so the default lab's 60 samplers dumping every 10 ms kept two
+ * cores busy in the kernel while nothing was sent. An idle origin therefore only reads its
  * namespace's TCP counters (/proc/self/net/snmp: CurrEstab, PassiveOpens) each interval and
  * dumps again once a connection is there; it dumps every interval while any connection of
  * PORT is, so no sample of a transfer is lost (data flows only after the handshake, which the

@@ -8,29 +8,9 @@ export function newRunId(): string {
   return randomBytes(3).toString('hex');
 }
 
-/**
- * Buckets of each namespace's own TCP hash table. WHY: by default every namespace shares the
- * host's table (262,144 buckets on a 23 GB host), and a sock_diag dump, which the lab's
- * tcp_info samplers run every 10 ms while a connection is open, walks all of it: one busy
- * sampler cost a quarter of a core, six 147% of one (bench/sampler-cpu.sh; now 41%). A
- * namespace's own 4,096 buckets hold its few connections (and 2,048 TIME_WAIT sockets,
- * half the buckets: Linux sizes that limit from the table).
- */
-export const NAMESPACE_TCP_HASH_BUCKETS = 4096;
-
-/**
- * `ip netns add`, run from a throw-away namespace whose tcp_child_ehash_entries (Linux >= 6.1;
- * read from the creating process's namespace) asks for the namespace's own TCP hash table:
- * the host's own setting is never touched. A kernel without the setting gives the shared table.
- */
-async function createNamespace(name: string): Promise<void> {
-  const script = `echo ${NAMESPACE_TCP_HASH_BUCKETS} > /proc/sys/net/ipv4/tcp_child_ehash_entries 2>/dev/null; exec ip netns add "$1"`;
-  await run('unshare', ['--net', '--', 'sh', '-c', script, 'sh', name]);
-}
-
 export async function addNamespace(stack: CleanupStack, name: string): Promise<void> {
   stack.push({ kind: 'netns', name });
-  await createNamespace(name);
+  await run('ip', ['netns', 'add', name]);
   await run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
   // No duplicate-address detection: IPv6 link-local addresses then appear at once instead of
   // a second later, when a browser already running would abort with ERR_NETWORK_CHANGED.
