@@ -39,7 +39,7 @@ export function registerProbe(program: Command): void {
       await reapLeftovers(say.info);
       const signal = interruptSignal();
       const { inBatches, profilesAtOnce } = await import('../util/concurrency.js');
-      const { stableVerdictWatch } = await import('../train/stop-when-stable.js');
+      const probeWatch = stopRule ? (await import('../train/stop-when-stable.js')).probeWatch : null;
       const results: ProbeResult[] = [];
       // Each repetition probes its profiles at once when the host has the cores (separate
       // bottlenecks, captures and ground truth): a repetition takes its slowest profile's time.
@@ -48,7 +48,7 @@ export function registerProbe(program: Command): void {
         const round: ProbeResult[] = [];
         await inBatches(profiles.map((profile, k) => ({ profile, k })), atOnce, async ({ profile, k }) => {
           if (signal.aborted) return;
-          const watch = stopRule ? stableVerdictWatch({ ...stopRule, originIp: target.origin.ip, protocol: 'tcp', rateKbit: profile.rateKbit }) : undefined;
+          const watch = stopRule && probeWatch ? probeWatch(stopRule, target, profile) ?? undefined : undefined;
           const r = await probeOnce(lab, target, profile, { region: opts.region, outDir: opts.out, progress: say.info, signal, watch });
           round[k] = r;
           const stopped = r.earlyStop ? `; verdict ${r.earlyStop.label} (${r.earlyStop.confidence.toFixed(2)}) ${r.earlyStop.why}${r.earlyStop.neededSeconds !== null ? ` after ${r.earlyStop.neededSeconds.toFixed(1)} s of trace` : ''}` : '';

@@ -10,6 +10,8 @@ import { opt } from './options.js';
 import { reporterFor } from './output.js';
 import { BadInputError } from '../util/errors.js';
 import type { DatasetEntry } from '../train/dataset.js';
+import type { ProbeTarget } from '../probe/probe.js';
+import type { Profile } from '../shaper/profile.js';
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
 
 const DEFAULT_MODEL = 'models/ccbrowse-model.json';
@@ -168,10 +170,8 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         const crossTraffic = o.crossTraffic ? { origin: o.crossTraffic, bytes: Math.ceil((fastest * 1000 / 8) * (180 + 3 + 30)), leadSeconds: 3 } : undefined;
         const { stopRuleFrom } = await import('./stop-rule.js');
         const stopRule = await stopRuleFrom({ stopWhenStable: o.stopWhenStable, model: o.stopWhenStable ? o.model : undefined });
-        const { stableVerdictWatch } = await import('../train/stop-when-stable.js');
-        const watchFor = stopRule
-          ? (t: { origin: { ip: string; serve: string } }, p: { rateKbit: number }) => (t.origin.serve === 'tcp' ? stableVerdictWatch({ ...stopRule, originIp: t.origin.ip, protocol: 'tcp', rateKbit: p.rateKbit }) : undefined)
-          : undefined;
+        const probeWatch = stopRule ? (await import('../train/stop-when-stable.js')).probeWatch : null;
+        const watchFor = stopRule && probeWatch ? (t: ProbeTarget, p: Profile) => probeWatch(stopRule, t, p) ?? undefined : undefined;
         entries = await collect(running, { regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say.info, signal: interruptSignal(), watchFor });
         saveDataset(o.dataset, entries);
       }

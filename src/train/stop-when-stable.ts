@@ -8,7 +8,7 @@
  */
 import { GrowingFlowJudge, type StopDecision, type StopRule } from '../classify/early-stop.js';
 import type { Model } from '../classify/index.js';
-import type { EarlyStopRecord, TransferWatch } from '../probe/probe.js';
+import type { EarlyStopRecord, ProbeTarget, TransferWatch } from '../probe/probe.js';
 import { seriesAtKnownRate } from '../trace/conditions.js';
 import { traceFile } from '../trace/index.js';
 import type { BifSeries } from '../trace/types.js';
@@ -30,6 +30,16 @@ export async function growingSeries(capturePath: string, o: Pick<StableVerdictWa
   const f = bulkFlow(tr.flows, o.protocol, { originIp: o.originIp, afterCrossTraffic: false });
   if (!f?.series) return null;
   return { series: seriesAtKnownRate(f.series, o.rateKbit), bytes: f.toClient.payloadBytes };
+}
+
+/**
+ * The watcher a probe of this target through this profile gets under `--stop-when-stable`
+ * (`probe` and `lab bench`): TCP probes only, null for an HTTP/3 one (its exact trace needs the
+ * key log Chromium writes when it closes).
+ */
+export function probeWatch(stop: { rule: StopRule; model: Model }, target: ProbeTarget, profile: { rateKbit: number }): (TransferWatch & { decision(): StopDecision }) | null {
+  if (target.origin.serve !== 'tcp') return null;
+  return stableVerdictWatch({ ...stop, originIp: target.origin.ip, protocol: 'tcp', rateKbit: profile.rateKbit });
 }
 
 export function stableVerdictWatch(o: StableVerdictWatchOptions): TransferWatch & { decision(): StopDecision } {

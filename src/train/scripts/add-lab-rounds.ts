@@ -26,11 +26,7 @@ import { disturbedReason } from '../../classify/disturbance.js';
 const USAGE = 'src/train/scripts/add-lab-rounds.ts';
 const args = process.argv.slice(2);
 const modelPath = requireFlag(args, '--model', USAGE);
-const train = takeList(args, '--train');
-if (!train.length) {
-  console.error(`missing --train (see the header of ${USAGE})`);
-  process.exit(2);
-}
+const train = requireFlag(args, '--train', USAGE).split(',');
 const suffix = takeFlag(args, '--suffix') ?? '.quiet';
 const tests = takeList(args, '--test');
 const out = takeFlag(args, '--out');
