@@ -36,11 +36,13 @@ export interface StopRule {
 }
 
 /**
- * Tuned on the g1 grid's base and rtt-150 conditions with the shipped model (bench/trace-length.ts,
- * docs/benchmarks/speed.md "Accuracy vs trace length"): the shortest median trace within 1 point
- * of the full length's accuracy; K 2-3 lost 5-10 points (a verdict held for 4 s can still flip).
+ * The shortest median trace within 1 point of the full length's accuracy (bench/trace-length.ts,
+ * docs/benchmarks/speed.md "Accuracy vs trace length"). First tuned on the g1 grid (floor 12);
+ * retuned on a fresh quiet-host lab round (s29 r1) with the shipped model: floor 12 lost 8 points
+ * (a profile stable at 12-18 s on an answer the other profile never shared), floor 14 none, at
+ * the same 20 s median; K 2-3 lost 5-17 points (a verdict held for 4 s can still flip).
  */
-export const DEFAULT_STOP_RULE: StopRule = { floorSeconds: 12, stepSeconds: 2, stableCheckpoints: 4, ceilingSeconds: 30, minConfidence: 0.8 };
+export const DEFAULT_STOP_RULE: StopRule = { floorSeconds: 14, stepSeconds: 2, stableCheckpoints: 4, ceilingSeconds: 30, minConfidence: 0.8 };
 
 /** One checkpoint's verdict, as much of it as the rule looks at. */
 export interface CheckpointVerdict {

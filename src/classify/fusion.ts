@@ -34,13 +34,23 @@ export function decideFromClaims(claims: Claim[]): FlowDecision {
   }
   const label = labels[0];
   const mine = known.filter((c) => c.label === label || (isBbr(label) && isBbr(c.label)));
-  const meanConf = mine.reduce((a, c) => a + c.confidence, 0) / mine.length;
   const segs = mine.filter((c) => c.scope === 'segment').length;
-  // Segment support: all judged segments agreeing is stronger than one out of many.
-  const support = judgedSegments > 0 && segs > 0 ? 0.5 + (0.5 * segs) / judgedSegments : 1;
-  const sources = [...new Set(mine.map((c) => c.classifier))].join(', ');
+  const classifiers = [...new Set(mine.map((c) => c.classifier))];
+  // Each classifier's own confidence; the answer takes the surest. WHY not their mean: agreeing
+  // evidence from another classifier must not lower the answer. It did: a lab BBRv1 flow whose
+  // shape matched at 1.00 dropped to 0.90 once its first ProbeRTT (the bbr rule's 0.80 claim)
+  // was seen, and the calibration read that as 0.55-0.76, Unknown from 22 s of trace on.
+  const confidence = Math.max(...classifiers.map((name) => ownConfidence(mine.filter((c) => c.classifier === name), judgedSegments)));
   const detail = segs > 0 ? `${segs} of ${judgedSegments} judged segment(s) match` : mine.map((c) => c.note ?? '').join('; ');
-  return { label, kind: 'cca', confidence: jsonNumber(meanConf * support) ?? 0, reason: `${sources}: ${detail}` };
+  return { label, kind: 'cca', confidence: jsonNumber(confidence) ?? 0, reason: `${classifiers.join(', ')}: ${detail}` };
+}
+
+/** One classifier's claims for an answer: their mean confidence, discounted when only some judged segments agree. */
+function ownConfidence(claims: Claim[], judgedSegments: number): number {
+  const mean = claims.reduce((a, c) => a + c.confidence, 0) / claims.length;
+  const segs = claims.filter((c) => c.scope === 'segment').length;
+  // Segment support: all judged segments agreeing is stronger than one out of many.
+  return judgedSegments > 0 && segs > 0 ? mean * (0.5 + (0.5 * segs) / judgedSegments) : mean;
 }
 
 const isBbr = (l: string): boolean => l.startsWith('BBR');

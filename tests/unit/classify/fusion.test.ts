@@ -35,6 +35,17 @@ describe('decideFromClaims (Nebby: some segments match X, none another known CCA
     expect(d.confidence).toBeCloseTo(0.85, 6);
   });
 
+  it('agreeing classifiers: the surest one\'s confidence, never their diluted mean', () => {
+    const shape: Claim = { classifier: 'loss-based', label: 'BBRv1', scope: 'flow', confidence: 1 };
+    const d = decideFromClaims([shape, flow('BBRv1', 0.8)]);
+    expect(d.label).toBe('BBRv1');
+    expect(d.confidence).toBeCloseTo(1, 6);
+    expect(d.reason).toMatch(/loss-based, bbr/);
+    // Segment support still discounts the classifier whose segments only partly agree.
+    const e = decideFromClaims([seg(0, 'CUBIC', 0.9), seg(1, 'Unknown', 0), { classifier: 'x', label: 'CUBIC', scope: 'flow', confidence: 0.5 }]);
+    expect(e.confidence).toBeCloseTo(0.9 * 0.75, 6);
+  });
+
   it('Unknown with a reason when nothing matched', () => {
     expect(decideFromClaims([]).reason).toMatch(/no loss-based shape/);
     expect(decideFromClaims([seg(0, 'Unknown', 0)]).reason).toMatch(/1 segment\(s\) judged, none matched/);
