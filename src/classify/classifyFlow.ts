@@ -17,6 +17,7 @@ import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type Segmen
 import { checkEnvelope } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
+import { HSTCP, hstcpNotShown, measuredBeta } from './hstcp.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -141,6 +142,13 @@ export function unbackedBbrV1(d: FlowDecision, bbrEvidence: JsonObject | undefin
     reason: `BBR-like, version not shown: the learned shape says BBRv1 (${d.confidence.toFixed(2)}) but the trace has ${b.v1Backing} (BBRv2/v3 and delay-based controllers look like this)` };
 }
 
+/** An HSTCP answer from a flow whose back-offs halve the window is Unknown (hstcp.ts). */
+export function renoRegimeHstcp(d: FlowDecision, lossEvidence: JsonObject | undefined): FlowDecision {
+  if (d.kind !== 'cca' || d.label !== HSTCP) return d;
+  const why = hstcpNotShown([measuredBeta(lossEvidence)]);
+  return why ? { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `${why}; the learned shape said HSTCP (${d.confidence.toFixed(2)})` } : d;
+}
+
 /** What a caller knows of a measurement beyond its series. */
 export interface ClassifyContext {
   /** How the measuring host disturbed the bottleneck during the flow (the delay line's late releases). */
@@ -228,7 +236,7 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     explained[c.name] = c.explain(f, params);
   }
   // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
-  const d = unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr);
+  const d = renoRegimeHstcp(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained['loss-based']);
   return {
     schemaVersion: 1,
     label: d.label,
