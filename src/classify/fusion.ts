@@ -165,7 +165,8 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
  * loss-based posteriors are combined (combineLossPosteriors), the rule-based classifiers'
  * claims from every profile are pooled, and one answer stands only if they all agree.
  */
-export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations } = {}): Verdict {
+export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibrations } = {}): Verdict {
+  const all = withSharedBbrV1Backing(given);
   const v = fuseJudged(all);
   if (v.kind !== 'cca' || !opts.calibration) return v;
   const c = opts.calibration;
@@ -184,6 +185,27 @@ export function fuseProfiles(all: Verdict[], opts: { calibration?: Calibrations 
       withheld: { label: v.label, confidence: p, minAnswer } };
   }
   return { ...v, confidence: p };
+}
+
+const bbrBacking = (v: Verdict) => v.evidence?.classifiers?.bbr as Partial<V1BackingEvidence> | undefined;
+
+/**
+ * A profile whose learned shape said BBRv1 but whose own trace did not show BBRv1's signature
+ * (classifyFlow.ts unbackedBbrV1) agrees with a BBRv1 that another profile's trace backs: a fused
+ * BBRv1 needs the signature once (bbrV1Unbacked), not in every profile. WHY: `ccbrowse check`
+ * of a lab kernel-BBR video (54 s, both Nebby profiles) failed 1 run in 6: its nebby-50 trace
+ * showed 2 ProbeRTT drains not ~10 s apart, so that profile counted as not agreeing and the fused
+ * BBRv1 fell to 0.77-0.79, under the 0.8 minimum answer.
+ */
+function withSharedBbrV1Backing(all: Verdict[]): Verdict[] {
+  if (!all.some((v) => v.kind === 'cca' && v.label === BBR_V1 && bbrBacking(v)?.v1Backed === true && judgeable(v))) return all;
+  return all.map((v) => {
+    if (v.kind !== 'unknown' || bbrBacking(v)?.v1Backed !== false || !judgeable(v)) return v;
+    const shape = (v.evidence?.claims ?? []).find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.label === BBR_V1);
+    if (!shape) return v;
+    return { ...v, label: BBR_V1, kind: 'cca', confidence: shape.confidence, shapeCluster: null,
+      reason: `BBRv1 by its learned shape (${shape.confidence.toFixed(2)}), BBRv1's signature shown by another profile's trace (alone: ${v.reason})` };
+  });
 }
 
 /** A profile whose conditions the model never saw, or whose bottleneck the host disturbed, gives no evidence. */

@@ -69,7 +69,9 @@ describe('activityWatch on a real capture', () => {
   it('judges the flow at the rule\'s checkpoints and is settled once its verdict is stable, recording why', async () => {
     const tr = await traceFile(`${DIR}/capture.pcap`);
     const end = tr.captureStart + tr.durationSeconds;
-    const rule = { ...DEFAULT_STOP_RULE, minConfidence: model.calibration?.minAnswer ?? DEFAULT_STOP_RULE.minConfidence };
+    // The fixture was stopped at 18 s of trace by the rule of its day (floor 12 s): judged with
+    // that floor, as the capture holds no checkpoint of today's (14 s, earliest stop 20 s).
+    const rule = { ...DEFAULT_STOP_RULE, floorSeconds: 12, minConfidence: model.calibration?.minAnswer ?? DEFAULT_STOP_RULE.minConfidence };
     // "Now" is the capture's last packet: the flow is still carrying data.
     const w = activityWatch({ model, rule, rateKbit: 200, minBytes: 50_000, quietSeconds: 6, now: () => end });
     expect(w.settled()).toBe(false);

@@ -1,0 +1,41 @@
+/**
+ * A fused BBRv1 needs BBRv1's signature in one profile's trace, not in every one (fusion.ts
+ * withSharedBbrV1Backing). The fixture is the video flow of a `ccbrowse check` run against the lab's
+ * kernel BBR whose nebby-50 trace showed two ProbeRTT drains not ~10 s apart (its own verdict:
+ * "BBR-like, version not shown") while nebby-100's showed three ~11 s apart; fused, the answer
+ * was BBRv1 at 0.77, under the minimum answer, and the check failed (1 run in 6).
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
+import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { shippedModel } from './shippedModel.js';
+
+const FIXTURE = new URL('../../fixtures/lab-series/bbr-video-one-backed.json.gz', import.meta.url);
+const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+
+describe('BBRv1\'s signature shared across profiles', () => {
+  const model = shippedModel();
+  const calibration = model.calibration;
+  const verdicts = flows.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), model) }));
+  const byProfile = (p: string) => verdicts.find((x) => x.profile === p)!.v;
+
+  it('the fixture: one profile backed, the other only by its shape', () => {
+    expect(byProfile('nebby-100').label).toBe('BBRv1');
+    expect(byProfile('nebby-50').label).toBe('Unknown');
+    expect(byProfile('nebby-50').reason).toMatch(/BBR-like, version not shown/);
+  });
+
+  it('fused, the shape-only profile agrees with the backed one: a confident BBRv1', () => {
+    const f = fuseProfiles([byProfile('nebby-50'), byProfile('nebby-100')], { calibration });
+    expect(f.label).toBe('BBRv1');
+    expect(f.confidence).toBeGreaterThanOrEqual(calibration!.minAnswer);
+    expect(f.profiles?.find((p) => /another profile's trace/.test(p.reason))).toBeDefined();
+  });
+
+  it('alone, the shape-only profile still names nothing: the signature must be seen once', () => {
+    expect(fuseProfiles([byProfile('nebby-50')], { calibration }).label).toBe('Unknown');
+    expect(fuseProfiles([byProfile('nebby-50'), byProfile('nebby-50')], { calibration }).label).toBe('Unknown');
+  });
+});
