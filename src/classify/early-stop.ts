@@ -40,7 +40,7 @@ export interface StopRule {
  * docs/benchmarks/speed.md "Accuracy vs trace length"). First tuned on the g1 grid (floor 12);
  * retuned on a fresh quiet-host lab round (s29 r1) with the shipped model: floor 12 lost 8 points
  * (a profile stable at 12-18 s on an answer the other profile never shared), floor 14 none, at
- * the same 20 s median; K 2-3 lost 5-17 points (a verdict held for 4 s can still flip).
+ * the same 20 s median; K 3 lost 8 points, K 2 17-25 (a verdict held for 4-6 s can still flip).
  */
 export const DEFAULT_STOP_RULE: StopRule = { floorSeconds: 14, stepSeconds: 2, stableCheckpoints: 4, ceilingSeconds: 30, minConfidence: 0.8 };
 

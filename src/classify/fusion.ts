@@ -268,7 +268,7 @@ function fuseJudged(all: Verdict[]): Verdict {
   if (labels.length === 1) {
     const label = labels[0];
     const mine = votes.filter((v) => v.label === label || (isBbr(label) && isBbr(v.label)));
-    // Mean claim confidence, discounted when not every profile says it (as within a flow).
+    // Mean of the profiles' confidences, discounted when not every profile says it.
     const agreeingVerdicts = verdicts.filter((v) => v.label === label);
     const agreeing = agreeingVerdicts.length;
     // Profiles that said it themselves carry their own confidence; otherwise the claims'.
