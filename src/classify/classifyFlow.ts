@@ -17,7 +17,7 @@ import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type Segmen
 import { checkEnvelope } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
-import { HSTCP, hstcpNotShown, measuredBeta } from './hstcp.js';
+import { hstcpWithheld } from './hstcp.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -143,9 +143,8 @@ export function unbackedBbrV1(d: FlowDecision, bbrEvidence: JsonObject | undefin
 }
 
 /** An HSTCP answer from a flow whose back-offs halve the window is Unknown (hstcp.ts). */
-export function renoRegimeHstcp(d: FlowDecision, lossEvidence: JsonObject | undefined): FlowDecision {
-  if (d.kind !== 'cca' || d.label !== HSTCP) return d;
-  const why = hstcpNotShown([measuredBeta(lossEvidence)]);
+export function renoRegimeHstcp(d: FlowDecision, explained: Record<string, JsonObject>): FlowDecision {
+  const why = d.kind === 'cca' ? hstcpWithheld(d.label, [explained]) : null;
   return why ? { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `${why}; the learned shape said HSTCP (${d.confidence.toFixed(2)})` } : d;
 }
 
@@ -236,7 +235,7 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     explained[c.name] = c.explain(f, params);
   }
   // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
-  const d = renoRegimeHstcp(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained['loss-based']);
+  const d = renoRegimeHstcp(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained);
   return {
     schemaVersion: 1,
     label: d.label,

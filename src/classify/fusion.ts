@@ -10,7 +10,7 @@ import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind
 import { AKAMAI } from './classifiers/akamai.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
-import { HSTCP, hstcpNotShown, measuredBeta } from './hstcp.js';
+import { hstcpWithheld } from './hstcp.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
 
 export interface FlowDecision {
@@ -257,10 +257,8 @@ function fuseJudged(all: Verdict[]): Verdict {
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
       reason: `window kept through heavy loss in only ${verdicts.filter(keptWindow).length} of ${verdicts.length} profiles, and the other profile's flow, judged by its shape, matched no BBR class (${verdicts.map((v) => v.label).join(', ')})` };
   }
-  if (labels.length === 1 && labels[0] === HSTCP) {
-    const why = hstcpNotShown(verdicts.map((v) => measuredBeta(v.evidence?.classifiers?.['loss-based'])));
-    if (why) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: why };
-  }
+  const hstcpWhy = labels.length === 1 ? hstcpWithheld(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
+  if (hstcpWhy) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: hstcpWhy };
   if (labels.length === 1 && labels[0] === BBR_V1) {
     const unbacked = bbrV1Unbacked(verdicts);
     if (unbacked) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unbacked };

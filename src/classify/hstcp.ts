@@ -11,7 +11,7 @@ import type { JsonObject } from './json.js';
 export const HSTCP = 'HSTCP';
 
 /** The back-off ratio the loss-based classifier measured (its explain() descriptor), or null. */
-export function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
+function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
   const beta = (lossEvidence?.descriptor as { beta?: unknown } | undefined)?.beta;
   return typeof beta === 'number' && Number.isFinite(beta) ? beta : null;
 }
@@ -21,4 +21,13 @@ export function hstcpNotShown(betas: Array<number | null>): string | null {
   const measured = betas.filter((b): b is number => b !== null);
   if (measured.length === 0 || measured.some((b) => b > 0.5)) return null;
   return `NewReno-like: back-offs halve the window (beta ${measured.map((b) => b.toFixed(2)).join(', ')}), where HSTCP behaves as NewReno (RFC 3649, below 38 packets); HSTCP not shown`;
+}
+
+/**
+ * Why this answer cannot stand (null: it is not HSTCP, or some profile's back-offs show HSTCP's
+ * own response): a flow verdict passes its own classifiers' explain() output, a fused verdict each
+ * profile's (`evidence.classifiers`).
+ */
+export function hstcpWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
+  return label === HSTCP ? hstcpNotShown(classifiers.map((c) => measuredBeta(c?.['loss-based']))) : null;
 }
