@@ -9,9 +9,10 @@
  *    "rtt_us":..,"rttvar_us":..,"min_rtt_us":..,"delivery_rate":..,"pacing_rate":..}
  * inflight_bytes = bytes_sent - bytes_retrans - bytes_acked = snd_nxt - snd_una: the same
  * quantity a capture-based estimate measures (highest sequence sent minus highest ACK).
- * One dump per interval costs one syscall round trip, but the kernel walks its whole TCP hash
- * table for it (shared by every namespace), so the default lab's 60 samplers dumping every 10 ms kept two
- * cores busy in the kernel while nothing was sent. An idle origin therefore only reads its
+ * One dump per interval costs one syscall round trip, but the kernel walks the namespace's whole
+ * TCP hash table for it: the host's (262,144 buckets here) unless the namespace has its own, which
+ * the lab gives every origin (1,024 buckets: src/net/netns.ts). With the shared table the default
+ * lab's 60 samplers dumping every 10 ms kept two cores busy in the kernel while nothing was sent. An idle origin therefore only reads its
  * namespace's TCP counters (/proc/self/net/snmp: CurrEstab, PassiveOpens) each interval and
  * dumps again once a connection is there; it dumps every interval while any connection of
  * PORT is, so no sample of a transfer is lost (data flows only after the handshake, which the

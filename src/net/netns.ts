@@ -8,9 +8,19 @@ export function newRunId(): string {
   return randomBytes(3).toString('hex');
 }
 
-export async function addNamespace(stack: CleanupStack, name: string): Promise<void> {
+export async function addNamespace(stack: CleanupStack, name: string, opts: { ownTcpHashBuckets?: number } = {}): Promise<void> {
   stack.push({ kind: 'netns', name });
-  await run('ip', ['netns', 'add', name]);
+  if (opts.ownTcpHashBuckets) {
+    // A namespace gets its own TCP hash table when its parent's tcp_child_ehash_entries asks
+    // for one (Linux >= 6.1): the parent is a throw-away namespace, so the host's own setting
+    // is never touched. A sock_diag dump then walks this small table, not the host's 262,144
+    // buckets (docs/benchmarks/speed.md, "A busy sampler").
+    const script = 'echo "$1" > /proc/sys/net/ipv4/tcp_child_ehash_entries && exec ip netns add "$2"';
+    const own = await run('unshare', ['--net', '--', 'sh', '-c', script, 'sh', String(opts.ownTcpHashBuckets), name], { allowFailure: true });
+    if (own.code !== 0) await run('ip', ['netns', 'add', name]); // an older kernel: the shared table
+  } else {
+    await run('ip', ['netns', 'add', name]);
+  }
   await run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
   // No duplicate-address detection: IPv6 link-local addresses then appear at once instead of
   // a second later, when a browser already running would abort with ERR_NETWORK_CHANGED.

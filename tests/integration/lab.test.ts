@@ -73,6 +73,15 @@ describe.skipIf(!isRoot)('the lab', () => {
     }
   }, 300_000);
 
+  it("gives each origin's namespace a TCP hash table of its own (its sampler's dumps stay cheap), the router the host's", async () => {
+    const ehash = (ns: string) => Number(execFileSync('ip', ['netns', 'exec', ns, 'sysctl', '-n', 'net.ipv4.tcp_ehash_entries'], { encoding: 'utf8' }).trim());
+    const origins = [...new Set(lab.origins.map((o) => o.netns))];
+    expect(origins.length).toBeGreaterThan(1);
+    for (const ns of origins) expect(ehash(ns), ns).toBe(1024);
+    // A negative size is how the kernel shows a namespace sharing the host's table.
+    expect(ehash(lab.routerNs)).toBeLessThan(0);
+  });
+
   it('serves HTTP/3 with the configured QUIC controller through the bottleneck', async () => {
     const profile = await loadProfile('nebby-50');
     const r = await probeOnce(lab, resolveProbeTarget(lab, 'https://img.lab.ccb.test/bytes/60000', 'local'), profile, { region: 'local', outDir: out });
