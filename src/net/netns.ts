@@ -1,5 +1,6 @@
 /** Small wrappers over `ip` for namespaces and veth links, each registered for cleanup. */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { run } from '../util/exec.js';
 import type { CleanupStack } from './cleanup.js';
 
@@ -8,16 +9,20 @@ export function newRunId(): string {
   return randomBytes(3).toString('hex');
 }
 
+/** Linux >= 6.1 can give a new namespace a TCP hash table of its own; older kernels share the host's. */
+export function canOwnTcpHashTable(): boolean {
+  return existsSync('/proc/sys/net/ipv4/tcp_child_ehash_entries');
+}
+
 export async function addNamespace(stack: CleanupStack, name: string, opts: { ownTcpHashBuckets?: number } = {}): Promise<void> {
   stack.push({ kind: 'netns', name });
-  if (opts.ownTcpHashBuckets) {
+  if (opts.ownTcpHashBuckets && canOwnTcpHashTable()) {
     // A namespace gets its own TCP hash table when its parent's tcp_child_ehash_entries asks
     // for one (Linux >= 6.1): the parent is a throw-away namespace, so the host's own setting
     // is never touched. A sock_diag dump then walks this small table, not the host's 262,144
     // buckets (docs/benchmarks/speed.md, "A busy sampler").
     const script = 'echo "$1" > /proc/sys/net/ipv4/tcp_child_ehash_entries && exec ip netns add "$2"';
-    const own = await run('unshare', ['--net', '--', 'sh', '-c', script, 'sh', String(opts.ownTcpHashBuckets), name], { allowFailure: true });
-    if (own.code !== 0) await run('ip', ['netns', 'add', name]); // an older kernel: the shared table
+    await run('unshare', ['--net', '--', 'sh', '-c', script, 'sh', String(opts.ownTcpHashBuckets), name]);
   } else {
     await run('ip', ['netns', 'add', name]);
   }
