@@ -12,11 +12,11 @@
  * One dump per interval costs one syscall round trip, but the kernel walks the namespace's whole
  * TCP hash table for it: the host's (262,144 buckets here) unless the namespace has its own, which
  * the lab gives every origin (1,024 buckets: src/net/netns.ts). With the shared table the default
- * lab's 60 samplers dumping every 10 ms kept two cores busy in the kernel while nothing was sent. An idle origin therefore only reads its
- * namespace's TCP counters (/proc/self/net/snmp: CurrEstab, PassiveOpens) each interval and
- * dumps again once a connection is there; it dumps every interval while any connection of
- * PORT is, so no sample of a transfer is lost (data flows only after the handshake, which the
- * counters show by the next interval).
+ * lab's 60 samplers dumping every 10 ms kept two cores busy in the kernel while nothing was sent.
+ * An idle origin therefore only reads its namespace's TCP counters (/proc/self/net/snmp:
+ * CurrEstab, PassiveOpens) each interval and dumps again once a connection is there; it dumps
+ * every interval while any connection of PORT is, so no sample of a transfer is lost (data flows
+ * only after the handshake, which the counters show by the next interval).
  * Run inside the origin's namespace (ip netns exec). Stops on SIGINT/SIGTERM.
  */
 #define _GNU_SOURCE
