@@ -77,10 +77,22 @@ const paramsSchema = z.object({
   drainSeconds: range.default({ min: 9, max: 14 }),
   /**
    * ProbeRTT holds 4 packets, so only a window well above that shows a drain; a small one
-   * falling that low is a timeout (lab QUIC CUBIC at 12 packets, once in ~1100 lab traces).
-   * Lab kernel BBR drains from 36-76 packets (smoothing reads the 4-packet trough lower).
+   * falling that low is a timeout (lab QUIC CUBIC at 12 packets, once in ~1100 lab traces: a
+   * lone drain, and a drain counts only beside another at ProbeRTT's spacing). Lab kernel BBR
+   * drains from 36-76 packets under the Nebby profiles (smoothing reads the 4-packet trough
+   * lower) and from 18-30 packets of 1448 bytes under `video` (1.5 Mbit/s, ~150 ms). At 12
+   * packets a TCP-LP flow (open set) falling from 13 to 1.2 packets, its back-off to the minimum,
+   * counted as a drain.
    */
-  drainMinPeakPackets: z.number().nonnegative().default(20),
+  drainMinPeakPackets: z.number().nonnegative().default(15),
+  /**
+   * ProbeRTT's floor is absolute (4 packets): a trough of at most this many packets is a drain
+   * whatever its share of the peak. Under `video` kernel BBR fell from 18-30 packets to 3.0-3.4
+   * (a share of 0.11-0.17, missed by the share rule: every video BBRv1 read "version not shown");
+   * over 848 stored quiet-host TCP lab traces of 21 controllers (open set included) no other
+   * controller's flow was backed as BBRv1 by it (build/s31/backing.ts, docs/benchmarks/classifier.md).
+   */
+  drainMaxTroughPackets: z.number().nonnegative().default(4.5),
 });
 export type BbrParams = z.infer<typeof paramsSchema>;
 
@@ -101,13 +113,17 @@ interface BbrFindings {
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
 
 type DrainInput = Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds'>;
-type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'>;
+type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'> & Partial<Pick<BbrParams, 'drainMaxTroughPackets'>>;
+
+const drainWords = (p: DrainParams): string =>
+  `to <= ${Math.round(100 * p.drainMaxShare)}% of the window${p.drainMaxTroughPackets ? ` or <= ${p.drainMaxTroughPackets} packets` : ''}`;
 
 /** The back-offs that fall like BBRv1's ProbeRTT (see probeRttDrains). */
 export function drainBackoffs(f: DrainInput, p: DrainParams): FlowFeatures['backoffs'] {
   const minPeak = p.drainMinPeakPackets * Math.max(f.segmentBytes, 1);
   const startupEnd = startupEndIndex(f.mask.length, f.slowStartEnd, f.rttSeconds / f.dt);
-  return f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && b.trough / b.peak <= p.drainMaxShare);
+  const maxTrough = (p.drainMaxTroughPackets ?? 0) * Math.max(f.segmentBytes, 1);
+  return f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && (b.trough / b.peak <= p.drainMaxShare || b.trough <= maxTrough));
 }
 
 /**
@@ -144,7 +160,7 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   // not (lab Hybla and BBRv3 fell to near nothing once ~1 s before their transfers ended).
   const first = drains.length === 1 ? drains[0] : undefined;
   if (first && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
-    return { backed: true, why: `its first ProbeRTT drain to <= ${Math.round(100 * p.drainMaxShare)}% of the window at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due` };
+    return { backed: true, why: `its first ProbeRTT drain (${drainWords(p)}) at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due` };
   }
   const seen = drains.length === 0 ? 'no ProbeRTT drain to 4 packets' : `${drains.length} drain(s) but none ~10 s apart`;
   return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s` };
@@ -168,7 +184,7 @@ function drainDecision(intervals: number[], p: BbrParams): BbrFindings['decision
   const atProbeRtt = intervals.filter((x) => within(x, p.drainSeconds));
   if (atProbeRtt.length === 0 || 2 * atProbeRtt.length < intervals.length) return null;
   const apart = atProbeRtt.map((x) => x.toFixed(1)).join(', ');
-  return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains to <= ${Math.round(100 * p.drainMaxShare)}% of the window, ${apart} s apart` };
+  return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains (${drainWords(p)}), ${apart} s apart` };
 }
 
 function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
@@ -236,7 +252,8 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     maxPlateauSpread: 0.6,
     drainMaxShare: 0.1,
     drainSeconds: { min: 9, max: 14 },
-    drainMinPeakPackets: 20,
+    drainMinPeakPackets: 15,
+    drainMaxTroughPackets: 4.5,
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {

@@ -128,7 +128,7 @@ describe('profiles that each named a different CCA', () => {
 describe('fuseProfiles: a fused BBRv1 needs one TCP profile with BBRv1\'s own signature', () => {
   const bbrLike = loss('BBRv1', ['BBRv1'], { BBRv1: 1, CUBIC: 0 });
   const withBacking = (v: Verdict, backed: boolean | null): Verdict => ({
-    ...v, evidence: { ...v.evidence!, classifiers: { bbr: { v1Backed: backed, v1Backing: backed ? 'ProbeRTT drains to <= 10% of the window, 10.9 s apart' : 'no ProbeRTT drain to 4 packets and no ProbeBW pulse train in 29 s' } } } as FlowEvidence,
+    ...v, evidence: { ...v.evidence!, classifiers: { bbr: { v1Backed: backed, v1Backing: backed ? 'ProbeRTT drains (to <= 10% of the window or <= 4.5 packets), 10.9 s apart' : 'no ProbeRTT drain to 4 packets and no ProbeBW pulse train in 29 s' } } } as FlowEvidence,
   });
 
   it('is Unknown, "BBR-like, version not shown", when no TCP profile shows it (lab BBRv3 and Copa fused to BBRv1 that way)', () => {

@@ -1,8 +1,8 @@
 /**
  * BBRv1 named from its ProbeRTT drains: a kernel BBR that fills the buffer shows no plateau to
  * read pulses from, but every ~10 s its window drains to 4 packets, which the back-off detector
- * sees as a fall to <= 10% of the peak. Loss-based cuts keep >= half; a timeout drains too, but
- * no lab loss-based flow of >= 20 packets did so twice at ProbeRTT's spacing.
+ * sees as a fall to <= 10% of the peak, or to <= 4.5 packets from a small window. Loss-based cuts
+ * keep >= half; a timeout drains too, but no lab loss-based flow did so twice at ProbeRTT's spacing.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -32,12 +32,18 @@ describe('probeRttDrains', () => {
   // A 30 s grid of 10 ms points, 0.1 s RTT, slow start ending at 1 s (start-up to 2.2 s).
   const grid = { segmentBytes: 88, mask: new Uint8Array(3000), slowStartEnd: 100, t0: 0, dt: 0.01, rttSeconds: 0.1 };
 
-  it('measures the time between falls to <= 10% of a window of >= 20 packets, and only those', () => {
+  it('measures the time between falls to <= 10% (or <= 4.5 packets) of a window of >= 15 packets, and only those', () => {
     const backoffs = [fall(3, 60, 30), fall(11.1, 60, 4), fall(15, 60, 42), fall(22.3, 55, 5)];
     expect(probeRttDrains({ ...grid, backoffs }, params).map((x) => +x.toFixed(2))).toEqual([11.2]);
-    // A fall to 12% is not a drain; one from a 12-packet window (a timeout) is not either.
+    // A fall to 12% (7.2 packets) is not a drain; one from a 13-packet window (TCP-LP's fall to its minimum, a timeout) is not either.
     expect(probeRttDrains({ ...grid, backoffs: [fall(11.1, 60, 7.2), fall(22.3, 55, 5)] }, params)).toEqual([]);
-    expect(probeRttDrains({ ...grid, backoffs: [fall(11.1, 12, 1), fall(22.3, 12, 1)] }, params)).toEqual([]);
+    expect(probeRttDrains({ ...grid, backoffs: [fall(11.1, 13, 1.2), fall(22.3, 13, 1.2)] }, params)).toEqual([]);
+  });
+
+  it('counts a fall to ProbeRTT\'s absolute floor from a small window (kernel BBR under `video`: 19 -> 3.1 packets)', () => {
+    // 16% of the peak: the share rule alone misses it; 3.1 packets is ProbeRTT's 4 read through smoothing.
+    expect(probeRttDrains({ ...grid, backoffs: [fall(10.4, 19, 3.1), fall(20.8, 21, 3.2)] }, params).map((x) => +x.toFixed(2))).toEqual([10.4]);
+    expect(probeRttDrains({ ...grid, backoffs: [fall(10.4, 19, 3.1), fall(20.8, 21, 3.2)] }, { ...params, drainMaxTroughPackets: 0 })).toEqual([]);
   });
 
   it('ignores a drain right after slow start and an interval holding idle or application-limited time', () => {
@@ -60,7 +66,7 @@ describe('ProbeRTT drains on committed lab traces', () => {
     for (const e of bbr) {
       const notes = bbrNotes(e);
       expect(notes, e.profile).toHaveLength(1);
-      expect(notes[0], e.profile).toMatch(/^BBRv1: ProbeRTT drains to <= 10% of the window, 1\d\.\d s apart$/);
+      expect(notes[0], e.profile).toMatch(/^BBRv1: ProbeRTT drains \(to <= 10% of the window or <= 4.5 packets\), 1\d\.\d s apart$/);
       expect(classifyFlow(toSeries(e), shippedModel()).label, e.profile).toBe('BBRv1');
     }
   });

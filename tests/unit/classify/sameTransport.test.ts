@@ -27,8 +27,8 @@ describe('classes of the flow\'s own transport', () => {
     expect(Object.keys(posteriorOf(e, false))).toContain('HTCP');
   });
 
-  it('a TCP flow is weighed against the 12 TCP classes', () => {
+  it('a TCP flow is weighed against the 16 TCP classes (the 12 lab controllers, BBRv2/v3, AkamaiCC-like, Copa)', () => {
     const e = entries.find((x) => x.origin === 'tcp-htcp')!;
-    expect(Object.keys(posteriorOf(e)).sort()).toEqual(['BBRv1', 'BIC', 'CUBIC', 'HSTCP', 'HTCP', 'Illinois', 'NewReno', 'Scalable', 'Vegas', 'Veno', 'Westwood', 'YeAH']);
+    expect(Object.keys(posteriorOf(e)).sort()).toEqual(['AkamaiCC-like', 'BBRv1', 'BBRv2', 'BBRv3', 'BIC', 'CUBIC', 'Copa', 'HSTCP', 'HTCP', 'Illinois', 'NewReno', 'Scalable', 'Vegas', 'Veno', 'Westwood', 'YeAH']);
   });
 });

@@ -48,7 +48,8 @@ describe('spliceModels', () => {
   it('unites the envelopes and filters by label', () => {
     const base = shipped();
     const out = spliceModels(base, elsewhere('tcp-video', ['CUBIC', 'NewReno']), { groupSuffix: '.grid', labels: (l) => l === 'CUBIC' });
-    expect(gnbOf(out).classes.some((c) => c.label.startsWith('NewReno@tcp-video'))).toBe(false);
+    expect(gnbOf(out).classes.some((c) => c.label === 'NewReno@tcp-video.grid')).toBe(false);
+    expect(gnbOf(out).classes.some((c) => c.label === 'CUBIC@tcp-video.grid')).toBe(true);
     expect(out.envelope!.tcp.length).toBe(base.envelope!.tcp.length + 1);
   });
 

@@ -1,0 +1,72 @@
+/**
+ * Two reasons a fused answer is withheld although a profile named it (fusion.ts).
+ *
+ * A BBR version (v2, v3) is told from the learned shapes alone, so it is named only when every
+ * profile's flow lies inside the conditions the model was trained under (fusion.ts versionDoubt):
+ * issue 17's busy-host round at 60 ms had a BBRv3 named BBRv2 at 0.94 by nebby-100 while its
+ * nebby-50 flow lay outside the trained conditions.
+ *
+ * A controller told by its back-offs (BIC, CUBIC, ...) is not named when the only profiles whose
+ * shapes favour it saw no back-off after start-up and another profile does not favour it
+ * (noBackoffDoubt): on a quiet host the open-set TCP-NV was BIC at 0.80-0.90 that way, 3 of 10.
+ */
+import { describe, expect, it } from 'vitest';
+import { noBackoffDoubt, versionDoubt } from '../../../src/classify/fusion.js';
+import type { FlowEvidence, Verdict } from '../../../src/classify/verdict.js';
+
+const profile = (label: string, inside: boolean, disturbed: string | null = null): Verdict => ({
+  schemaVersion: 1,
+  label,
+  kind: label === 'Unknown' ? 'unknown' : 'cca',
+  confidence: label === 'Unknown' ? 0 : 0.94,
+  reason: 'test',
+  shapeCluster: null,
+  evidence: null,
+  conditions: { inside, disturbed } as unknown as Verdict['conditions'],
+});
+
+describe('versionDoubt', () => {
+  it('withholds a BBR version when another profile lies outside the trained conditions', () => {
+    expect(versionDoubt('BBRv2', [profile('Unknown', false), profile('BBRv2', true)])).toMatch(/version not shown: BBRv2 named, but 1 of 2 profiles' flows lie outside/);
+    expect(versionDoubt('BBRv3', [profile('BBRv3', true), profile('Unknown', true, 'host stalled 80 ms')])).toMatch(/version not shown/);
+  });
+
+  it('lets it stand when every profile was judged inside, even if one named nothing', () => {
+    expect(versionDoubt('BBRv3', [profile('Unknown', true), profile('BBRv3', true)])).toBeNull();
+    expect(versionDoubt('BBRv2', [profile('BBRv2', true)])).toBeNull();
+  });
+
+  it('leaves every other label to the other rules', () => {
+    expect(versionDoubt('CUBIC', [profile('Unknown', false), profile('CUBIC', true)])).toBeNull();
+    expect(versionDoubt('BBRv1', [profile('Unknown', false), profile('BBRv1', true)])).toBeNull();
+  });
+});
+
+/** A profile's verdict whose loss-based claim favours `likeliest`, its flow with `backoffs` per 100 RTTs after start-up. */
+const shaped = (label: string, likeliest: string, backoffs: number): Verdict => ({
+  ...profile(label, true),
+  evidence: {
+    claims: [{ classifier: 'loss-based', scope: 'flow', label, confidence: 1, posterior: { [likeliest]: 0.9, Other: 0.1 }, inDistribution: [likeliest] }],
+    classifiers: { 'loss-based': { descriptor: { backoffsPer100Rtt: backoffs } } },
+  } as unknown as FlowEvidence,
+});
+
+describe('noBackoffDoubt', () => {
+  it('withholds a back-off-defined CCA favoured only by a profile that never backed off', () => {
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), shaped('Unknown', 'Veno', 0)], true)).toMatch(/BIC is told by its back-offs, and the only profile whose shape favours it \(1 of 2\) saw none/);
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), profile('Unknown', true)], true)).toMatch(/told by its back-offs/);
+  });
+
+  it('lets it stand when that profile backed off, when every profile favours it, or when a rule also named it', () => {
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 2.5), shaped('Unknown', 'Veno', 0)], true)).toBeNull();
+    // Scalable's 1/8 back-off reads as none; both profiles favouring it are evidence of their own.
+    expect(noBackoffDoubt('Scalable', [shaped('Scalable', 'Scalable', 0), shaped('Scalable', 'Scalable', 0)], true)).toBeNull();
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), shaped('Unknown', 'Veno', 0)], false)).toBeNull();
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0)], true)).toBeNull();
+  });
+
+  it('leaves delay- and model-based controllers alone: no back-off is their shape', () => {
+    expect(noBackoffDoubt('Vegas', [shaped('Vegas', 'Vegas', 0), shaped('Unknown', 'Veno', 0)], true)).toBeNull();
+    expect(noBackoffDoubt('Copa', [shaped('Copa', 'Copa', 0), profile('Unknown', true)], true)).toBeNull();
+  });
+});
