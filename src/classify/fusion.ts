@@ -96,17 +96,22 @@ const NON_ANSWER_PRIORITY: string[] = [UNKNOWN, APP_LIMITED, SHORT_FLOW];
 
 /**
  * BBR versions told apart by their learned shapes alone: named only when every profile's flow
- * lies inside the conditions the model was trained under (versionDoubt). WHY: v2 and v3 differ in
- * details (ProbeBW DOWN at 0.75 vs 0.91 of the bandwidth, v3's 2 extra packets in UP, v2's packet
- * conservation in recovery), not in a signature a rule reads; issue 17's busy-host round at 60 ms
- * with jitter (a condition never trained on) had a BBRv3 named BBRv2 at 0.94 by nebby-100, its
- * nebby-50 flow lying outside the trained conditions.
+ * lies inside the conditions the model was trained under and was not disturbed (versionDoubt).
+ * WHY: v2 and v3 differ in details (ProbeBW DOWN at 0.75 vs 0.91 of the bandwidth, v3's 2 extra
+ * packets in UP, v2's packet conservation in recovery), not in a signature a rule reads; issue
+ * 17's busy-host round at 60 ms with jitter (a condition never trained on) had a BBRv3 named
+ * BBRv2 at 0.94 by nebby-100, its nebby-50 flow lying outside the trained conditions. Like the
+ * other doubts it applies to calibrated verdicts (fuseProfiles with a calibration).
  */
 const VERSION_LABELS = new Set(['BBRv2', 'BBRv3']);
 
-/** Why a BBR version is not named although a profile named it (VERSION_LABELS), or null. */
-export function versionDoubt(label: string, all: Verdict[]): string | null {
-  if (!VERSION_LABELS.has(label) || all.length < 2) return null;
+/**
+ * Why a BBR version is not named although a profile named it (VERSION_LABELS), or null. A
+ * rule's own claim of the version (the bbr rule's cruise and ~5 s ProbeRTT) reads a signature
+ * and stands, as in loneProfileDoubt.
+ */
+export function versionDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
+  if (!lossOnly || !VERSION_LABELS.has(label) || all.length < 2) return null;
   const outside = all.filter((v) => !judgeable(v));
   if (outside.length === 0) return null;
   return `BBR-like, version not shown: ${label} named, but ${outside.length} of ${all.length} profiles' flows lie outside the conditions the model was trained under or were disturbed, and the version is told from the learned shapes alone`;
@@ -144,22 +149,25 @@ const backoffsPer100Rtt = (v: Verdict): number | undefined =>
 
 /**
  * Why a controller defined by its back-offs is not named from flows that never backed off, or
- * null: when every profile whose learned shapes favour it saw no back-off after start-up, only
- * its growth and level were read, which a stranger shares. WHY: the open set on a quiet host
+ * null: when the only judged profiles whose learned shapes favour it saw no back-off after
+ * start-up, only its growth and level were read, which a stranger shares. Profiles outside the
+ * trained conditions or disturbed give no evidence either way. WHY: the open set on a quiet host
  * (session 31, 10 TCP-NV measurements): NV keeps a few packets queued and never backed off under
- * nebby-50, where BIC's class took it at 0.80-0.90, 3 times in 10 (growthAlone, below, covers
+ * nebby-50, where BIC's class took it at 0.80-0.90, 3 times in 10 (growthAlone, above, covers
  * the case where the other profile matched nothing; here it lay inside BIC's and Illinois's
- * classes, or was not judged).
+ * classes, or was not judged). Applies to calibrated verdicts, as the other doubts.
  */
 export function noBackoffDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
-  if (!lossOnly || !BACKOFF_DEFINED.has(label) || all.length < 2) return null;
-  const favouring = all.filter((v) => {
+  const judged = all.filter(judgeable);
+  if (!lossOnly || !BACKOFF_DEFINED.has(label) || judged.length < 2) return null;
+  const favouring = judged.filter((v) => {
     const c = lossClaimOf(v);
     return c !== undefined && likeliest(c.posterior ?? {})[0] === label;
   });
-  // Every profile favouring it is evidence of its own: a shallow back-off (Scalable's 1/8) reads as none.
-  if (favouring.length === 0 || favouring.length === all.length || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0)) return null;
-  return `${label} is told by its back-offs, and the only profile${favouring.length > 1 ? 's' : ''} whose shape favour${favouring.length > 1 ? '' : 's'} it (${favouring.length} of ${all.length}) saw none after start-up: growth and level alone do not show it`;
+  if (favouring.length === 0 || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0)) return null;
+  // Every judged profile favouring it is evidence of its own: a shallow back-off (Scalable's 1/8) reads as none.
+  if (favouring.length === judged.length) return null;
+  return `${label} is told by its back-offs, and the only profile${favouring.length > 1 ? 's' : ''} whose shapes favour it (${favouring.length} of ${judged.length}) saw none after start-up: growth and level alone do not show it`;
 }
 
 /** Probability under which the profiles' combined loss-based posterior stays Unknown. */
@@ -225,7 +233,7 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const lossOnly = !judged.some((x) => (x.evidence?.claims ?? []).some((cl) => cl.classifier !== 'loss-based' && cl.label === v.label));
   const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
   const doubt = loneProfileDoubt(v.label, all.map((x) => ({ label: x.label, confidence: single(x) })), lossOnly);
-  const doubtful = doubt ?? versionDoubt(v.label, all) ?? noBackoffDoubt(v.label, all, lossOnly);
+  const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly);
   if (doubtful) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubtful };
   const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;
   if (p < minAnswer) {

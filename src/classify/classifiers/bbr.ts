@@ -56,7 +56,7 @@ const paramsSchema = z.object({
    * HSTCP named BBR that way, 3 of ~600 traces; true lab BBR never). A ProbeRTT every ~5 s
    * gives 5 in 30 s; one every ~10 s gives only 2, so an unknown BBR with that timing and no
    * visible pulses now needs a trace of > 30 s (BBRv1 itself is named from pulses and dips, or
-   * from its drains to 4 packets: drainMaxShare).
+   * from its drains to 4 packets: drainMaxShare, drainMaxTroughPackets).
    */
   otherMinDips: z.number().int().min(2).default(3),
   minPlateauShare: z.number().min(0).max(1),
@@ -65,7 +65,7 @@ const paramsSchema = z.object({
    * BBRv1's ProbeRTT drains in-flight to 4 packets: a back-off after slow start to at most this
    * share of its peak is a drain (BBRv2/v3 only halve the window in ProbeRTT, a loss-based cut
    * keeps >= half; a timeout drains too, but no lab loss-based flow of a >= 20-packet window
-   * drained twice at ProbeRTT's spacing in ~1200 traces).
+   * drained twice at ProbeRTT's spacing in ~1200 traces, the floor before session 31).
    */
   drainMaxShare: z.number().min(0).max(1).default(0.1),
   /**
@@ -79,7 +79,7 @@ const paramsSchema = z.object({
    * ProbeRTT holds 4 packets, so only a window well above that shows a drain; a small one
    * falling that low is a timeout (lab QUIC CUBIC at 12 packets, once in ~1100 lab traces: a
    * lone drain, and a drain counts only beside another at ProbeRTT's spacing). Lab kernel BBR
-   * drains from 36-76 packets under the Nebby profiles (smoothing reads the 4-packet trough
+   * drains from 28-76 packets under the Nebby profiles (smoothing reads the 4-packet trough
    * lower) and from 18-30 packets of 1448 bytes under `video` (1.5 Mbit/s, ~150 ms). At 12
    * packets a TCP-LP flow (open set) falling from 13 to 1.2 packets, its back-off to the minimum,
    * counted as a drain.
@@ -90,7 +90,8 @@ const paramsSchema = z.object({
    * whatever its share of the peak. Under `video` kernel BBR fell from 18-30 packets to 3.0-3.4
    * (a share of 0.11-0.17, missed by the share rule: every video BBRv1 read "version not shown");
    * over 848 stored quiet-host TCP lab traces of 21 controllers (open set included) no other
-   * controller's flow was backed as BBRv1 by it (build/s31/backing.ts, docs/benchmarks/classifier.md).
+   * controller's flow was backed as BBRv1 by it, nor did any of 20 stored QUIC traces change
+   * (docs/benchmarks/conditions.md, "The `video` profile, shipped").
    */
   drainMaxTroughPackets: z.number().nonnegative().default(4.5),
 });
@@ -113,7 +114,7 @@ interface BbrFindings {
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
 
 type DrainInput = Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds'>;
-type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets'> & Partial<Pick<BbrParams, 'drainMaxTroughPackets'>>;
+type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets' | 'drainMaxTroughPackets'>;
 
 const drainWords = (p: DrainParams): string =>
   `to <= ${Math.round(100 * p.drainMaxShare)}% of the window${p.drainMaxTroughPackets ? ` or <= ${p.drainMaxTroughPackets} packets` : ''}`;
@@ -122,13 +123,14 @@ const drainWords = (p: DrainParams): string =>
 export function drainBackoffs(f: DrainInput, p: DrainParams): FlowFeatures['backoffs'] {
   const minPeak = p.drainMinPeakPackets * Math.max(f.segmentBytes, 1);
   const startupEnd = startupEndIndex(f.mask.length, f.slowStartEnd, f.rttSeconds / f.dt);
-  const maxTrough = (p.drainMaxTroughPackets ?? 0) * Math.max(f.segmentBytes, 1);
+  const maxTrough = p.drainMaxTroughPackets * Math.max(f.segmentBytes, 1);
   return f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && (b.trough / b.peak <= p.drainMaxShare || b.trough <= maxTrough));
 }
 
 /**
  * Intervals (s, peak to peak) between consecutive ProbeRTT-like drains: back-offs falling to at
- * most drainMaxShare of a peak of at least drainMinPeakPackets, after start-up (a drain right
+ * most drainMaxShare of a peak of at least drainMinPeakPackets, or to at most
+ * drainMaxTroughPackets, after start-up (a drain right
  * after slow start may be the timeout that ended it). An interval holding excluded time (idle,
  * application-limited) is not measured: a player fetching one segment every ~10 s drains its
  * flow without any ProbeRTT.

@@ -27,18 +27,22 @@ const profile = (label: string, inside: boolean, disturbed: string | null = null
 
 describe('versionDoubt', () => {
   it('withholds a BBR version when another profile lies outside the trained conditions', () => {
-    expect(versionDoubt('BBRv2', [profile('Unknown', false), profile('BBRv2', true)])).toMatch(/version not shown: BBRv2 named, but 1 of 2 profiles' flows lie outside/);
-    expect(versionDoubt('BBRv3', [profile('BBRv3', true), profile('Unknown', true, 'host stalled 80 ms')])).toMatch(/version not shown/);
+    expect(versionDoubt('BBRv2', [profile('Unknown', false), profile('BBRv2', true)], true)).toMatch(/version not shown: BBRv2 named, but 1 of 2 profiles' flows lie outside/);
+    expect(versionDoubt('BBRv3', [profile('BBRv3', true), profile('Unknown', true, 'host stalled 80 ms')], true)).toMatch(/version not shown/);
+  });
+
+  it('lets a rule\'s own claim of the version stand (the bbr rule reads BBRv2\'s cruise and ~5 s ProbeRTT)', () => {
+    expect(versionDoubt('BBRv2', [profile('Unknown', false), profile('BBRv2', true)], false)).toBeNull();
   });
 
   it('lets it stand when every profile was judged inside, even if one named nothing', () => {
-    expect(versionDoubt('BBRv3', [profile('Unknown', true), profile('BBRv3', true)])).toBeNull();
-    expect(versionDoubt('BBRv2', [profile('BBRv2', true)])).toBeNull();
+    expect(versionDoubt('BBRv3', [profile('Unknown', true), profile('BBRv3', true)], true)).toBeNull();
+    expect(versionDoubt('BBRv2', [profile('BBRv2', true)], true)).toBeNull();
   });
 
   it('leaves every other label to the other rules', () => {
-    expect(versionDoubt('CUBIC', [profile('Unknown', false), profile('CUBIC', true)])).toBeNull();
-    expect(versionDoubt('BBRv1', [profile('Unknown', false), profile('BBRv1', true)])).toBeNull();
+    expect(versionDoubt('CUBIC', [profile('Unknown', false), profile('CUBIC', true)], true)).toBeNull();
+    expect(versionDoubt('BBRv1', [profile('Unknown', false), profile('BBRv1', true)], true)).toBeNull();
   });
 });
 
@@ -53,7 +57,7 @@ const shaped = (label: string, likeliest: string, backoffs: number): Verdict => 
 
 describe('noBackoffDoubt', () => {
   it('withholds a back-off-defined CCA favoured only by a profile that never backed off', () => {
-    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), shaped('Unknown', 'Veno', 0)], true)).toMatch(/BIC is told by its back-offs, and the only profile whose shape favours it \(1 of 2\) saw none/);
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), shaped('Unknown', 'Veno', 0)], true)).toMatch(/BIC is told by its back-offs, and the only profile whose shapes favour it \(1 of 2\) saw none/);
     expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), profile('Unknown', true)], true)).toMatch(/told by its back-offs/);
   });
 
@@ -63,6 +67,13 @@ describe('noBackoffDoubt', () => {
     expect(noBackoffDoubt('Scalable', [shaped('Scalable', 'Scalable', 0), shaped('Scalable', 'Scalable', 0)], true)).toBeNull();
     expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), shaped('Unknown', 'Veno', 0)], false)).toBeNull();
     expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0)], true)).toBeNull();
+  });
+
+  it('ignores a profile outside the trained conditions: it gives no evidence either way', () => {
+    const outside = (v: Verdict): Verdict => ({ ...v, conditions: { inside: false, disturbed: null } as unknown as Verdict['conditions'] });
+    // An outside profile that backed off does not lift the doubt; with it gone, one judged profile is left: no doubt.
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), outside(shaped('BIC', 'BIC', 3)), shaped('Unknown', 'Veno', 0)], true)).toMatch(/1 of 2/);
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), outside(shaped('Unknown', 'Veno', 0))], true)).toBeNull();
   });
 
   it('leaves delay- and model-based controllers alone: no back-off is their shape', () => {

@@ -35,7 +35,7 @@ describe('probeRttDrains', () => {
   it('measures the time between falls to <= 10% (or <= 4.5 packets) of a window of >= 15 packets, and only those', () => {
     const backoffs = [fall(3, 60, 30), fall(11.1, 60, 4), fall(15, 60, 42), fall(22.3, 55, 5)];
     expect(probeRttDrains({ ...grid, backoffs }, params).map((x) => +x.toFixed(2))).toEqual([11.2]);
-    // A fall to 12% (7.2 packets) is not a drain; one from a 13-packet window (TCP-LP's fall to its minimum, a timeout) is not either.
+    // A fall to 12% (7.2 packets) is not a drain; one from a 13-packet window (TCP-LP's back-off to its minimum, or a timeout) is not either.
     expect(probeRttDrains({ ...grid, backoffs: [fall(11.1, 60, 7.2), fall(22.3, 55, 5)] }, params)).toEqual([]);
     expect(probeRttDrains({ ...grid, backoffs: [fall(11.1, 13, 1.2), fall(22.3, 13, 1.2)] }, params)).toEqual([]);
   });

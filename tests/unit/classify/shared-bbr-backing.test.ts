@@ -4,9 +4,10 @@
  * kernel BBR whose nebby-50 trace showed two ProbeRTT drains not ~10 s apart (its own verdict:
  * "BBR-like, version not shown") while nebby-100's showed three ~11 s apart; fused, the answer
  * was BBRv1 at 0.77, under the minimum answer, and the check failed (1 run in 6).
- * Since drains to <= 4.5 packets count too, nebby-50's own drains (31 -> 2.8 packets, ~11 s
- * apart) back it; the fusion rule is checked with nebby-50 judged by the share-only drain rule,
- * which reproduces the trace that lacked the signature.
+ * Since drains to <= 4.5 packets count too, nebby-50's own drains back it (29.5 -> 3.0 and
+ * 28.2 -> 2.9 packets, 10.2-10.3% of the peak, join the two the old rule saw: four, ~11 s apart);
+ * the fusion rule is checked with nebby-50 judged by the session-30 drain rule (share <= 10% of
+ * a >= 20-packet peak), which reproduces the trace that lacked the signature.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -21,15 +22,15 @@ const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as
 describe('BBRv1\'s signature shared across profiles', () => {
   const model = shippedModel();
   const calibration = model.calibration;
-  const shareOnly = { ...model, classifiers: { ...model.classifiers, bbr: { ...(model.classifiers.bbr as object), drainMaxTroughPackets: 0, drainMinPeakPackets: 20 } } };
-  const verdicts = flows.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), f.profile === 'nebby-50' ? shareOnly : model) }));
+  const session30Rule = { ...model, classifiers: { ...model.classifiers, bbr: { ...(model.classifiers.bbr as object), drainMaxTroughPackets: 0, drainMinPeakPackets: 20 } } };
+  const verdicts = flows.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), f.profile === 'nebby-50' ? session30Rule : model) }));
   const byProfile = (p: string) => verdicts.find((x) => x.profile === p)!.v;
 
   it('today\'s drain rule backs both profiles', () => {
     for (const f of flows) expect(classifyFlow(toSeries(f), model).label, f.profile).toBe('BBRv1');
   });
 
-  it('the fixture under the share-only drain rule: one profile backed, the other only by its shape', () => {
+  it('the fixture under the session-30 drain rule: one profile backed, the other only by its shape', () => {
     expect(byProfile('nebby-100').label).toBe('BBRv1');
     expect(byProfile('nebby-50').label).toBe('Unknown');
     expect(byProfile('nebby-50').reason).toMatch(/BBR-like, version not shown/);
