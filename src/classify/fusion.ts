@@ -80,9 +80,12 @@ function growthAlone(verdicts: Verdict[], judged: number): boolean {
   const judgedFlow = verdicts.find(isJudged);
   // The others must have been judged and matched nothing (not short, idle or unclaimed flows).
   const othersMatchedNothing = verdicts.every((v) => v === judgedFlow || (lossClaimOf(v) !== undefined && !isJudged(v)));
-  const descriptor = (judgedFlow?.evidence?.classifiers?.['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor;
-  return othersMatchedNothing && descriptor?.backoffsPer100Rtt === 0;
+  return othersMatchedNothing && judgedFlow !== undefined && backoffsPer100Rtt(judgedFlow) === 0;
 }
+
+/** Back-offs per 100 RTTs after start-up in a verdict's learned descriptor (undefined: not judged). */
+const backoffsPer100Rtt = (v: Verdict): number | undefined =>
+  ((v.evidence?.classifiers?.['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor?.backoffsPer100Rtt as number | undefined);
 
 /** A verdict's flow-level loss-based claim with its posterior, if the classifier judged it. */
 const lossClaimOf = (v: Verdict): Claim | undefined =>
@@ -143,9 +146,6 @@ export function loneProfileDoubt(label: string, profiles: Array<{ label: string;
  * signature.
  */
 const BACKOFF_DEFINED = new Set(['NewReno', 'CUBIC', 'BIC', 'HTCP', 'HSTCP', 'Scalable', 'Illinois', 'Westwood', 'Veno', 'YeAH']);
-
-const backoffsPer100Rtt = (v: Verdict): number | undefined =>
-  ((v.evidence?.classifiers?.['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor?.backoffsPer100Rtt as number | undefined);
 
 /**
  * Why a controller defined by its back-offs is not named from flows that never backed off, or

@@ -13,17 +13,10 @@
 import { describe, expect, it } from 'vitest';
 import { noBackoffDoubt, versionDoubt } from '../../../src/classify/fusion.js';
 import type { FlowEvidence, Verdict } from '../../../src/classify/verdict.js';
+import { testVerdict } from './testVerdict.js';
 
-const profile = (label: string, inside: boolean, disturbed: string | null = null): Verdict => ({
-  schemaVersion: 1,
-  label,
-  kind: label === 'Unknown' ? 'unknown' : 'cca',
-  confidence: label === 'Unknown' ? 0 : 0.94,
-  reason: 'test',
-  shapeCluster: null,
-  evidence: null,
-  conditions: { inside, disturbed } as unknown as Verdict['conditions'],
-});
+const profile = (label: string, inside: boolean, disturbed: string | null = null): Verdict =>
+  testVerdict(label, 0.94, { conditions: { inside, disturbed } as unknown as Verdict['conditions'] });
 
 describe('versionDoubt', () => {
   it('withholds a BBR version when another profile lies outside the trained conditions', () => {

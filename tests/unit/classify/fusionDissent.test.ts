@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { combineLossPosteriors, fuseProfiles } from '../../../src/classify/fusion.js';
 import type { Claim } from '../../../src/classify/types.js';
 import type { FlowEvidence, Verdict } from '../../../src/classify/verdict.js';
+import { testVerdict } from './testVerdict.js';
 
 const loss = (label: string, inDistribution: string[], posterior: Record<string, number>): Claim => ({
   classifier: 'loss-based',
@@ -18,15 +19,8 @@ const loss = (label: string, inDistribution: string[], posterior: Record<string,
 });
 const bbrOther: Claim = { classifier: 'bbr', scope: 'flow', label: 'BBR (other version)', confidence: 0.6 };
 
-const profile = (label: string, claims: Claim[]): Verdict => ({
-  schemaVersion: 1,
-  label,
-  kind: label === 'Unknown' ? 'unknown' : 'cca',
-  confidence: label === 'Unknown' ? 0 : 0.9,
-  reason: 'test',
-  shapeCluster: null,
-  evidence: { claims, levelBytes: null, rttSeconds: 0.2 } as unknown as FlowEvidence,
-});
+const profile = (label: string, claims: Claim[]): Verdict =>
+  testVerdict(label, 0.9, { evidence: { claims, levelBytes: null, rttSeconds: 0.2 } as unknown as FlowEvidence });
 
 describe('fuseProfiles with a lone rule-based claim', () => {
   const cubicInside = loss('CUBIC', ['BBRv1', 'CUBIC'], { CUBIC: 1, BBRv1: 0 });
