@@ -1,0 +1,75 @@
+/**
+ * Leave one set out, for groups spliced onto a shipped model (issues 16 and 17): for each
+ * dataset (a lab round, or one grid condition's dataset), the base model plus groups trained on
+ * every *other* dataset judges it, as add-lab-rounds.ts would have built them. The figures are
+ * what the model trained on all of them can be expected to read on a set it never saw.
+ *
+ *   npx tsx src/train/scripts/leave-one-set-out.ts --model BASE.json --sets A.json,B.json,... [--suffix .quiet17]
+ *
+ * WHY: a held-out round of 15 measurements gives each class 3; leaving each of seven rounds out
+ * in turn gives 21 per class from models trained on six, with no set ever judged by a model that
+ * saw it. Prints, per set, the base and the extended model's tallies (fused, single profile),
+ * then the pooled confusion per true label, and every wrong answer.
+ */
+import { loadModel } from '../../classify/index.js';
+import { spliceModels } from '../../classify/splice.js';
+import { disturbedReason } from '../../classify/disturbance.js';
+import { requireFlag, takeFlag } from '../../util/script-args.js';
+import { classifyEntries } from '../bench.js';
+import { loadDatasets } from '../dataset.js';
+import { trainFromEntries } from '../train.js';
+import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
+
+const USAGE = 'src/train/scripts/leave-one-set-out.ts';
+const args = process.argv.slice(2);
+const base = loadModel(requireFlag(args, '--model', USAGE));
+const sets = requireFlag(args, '--sets', USAGE).split(',');
+const suffix = takeFlag(args, '--suffix') ?? '.held';
+if (sets.length < 2) {
+  console.error('--sets needs at least two datasets (one is left out, the others train)');
+  process.exit(2);
+}
+
+type Confusion = Map<string, Map<string, number>>;
+const count = (c: Confusion, truth: string, predicted: string) => {
+  const row = c.get(truth) ?? new Map<string, number>();
+  row.set(predicted, (row.get(predicted) ?? 0) + 1);
+  c.set(truth, row);
+};
+const fused: Confusion = new Map();
+const single: Confusion = new Map();
+const wrongs: string[] = [];
+const short = (f: string) => f.replace(/^build\//, '').replace(/\/dataset\.json$/, '').replace(/\.json$/, '');
+
+console.log(TALLY_HEAD.replace('| |', '| left out / model |'));
+for (const left of sets) {
+  const others = sets.filter((s) => s !== left);
+  // A trace taken through a bottleneck the host held back is not trained on (as add-lab-rounds.ts).
+  const entries = loadDatasets(others.join(',')).filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
+  const trained = trainFromEntries(entries, { source: others.join(','), pipeline: base.pipeline });
+  const extended = spliceModels(base, trained, { groupSuffix: suffix, note: `leave ${left} out` });
+  const judged = loadDatasets(left);
+  for (const [name, m] of [['base', base], ['base + the others', extended]] as const) {
+    const r = classifyEntries(judged, m);
+    console.log(tallyRow(`${short(left)} / ${name}, fused`, tally(r.measurements)));
+    console.log(tallyRow(`${short(left)} / ${name}, single profile`, tally(r.traces)));
+    if (m !== extended) continue;
+    for (const x of r.measurements) {
+      count(fused, x.truth, x.predicted);
+      if (x.predicted !== x.truth && x.predicted !== 'Unknown') wrongs.push(`${short(left)}: ${x.truth} #${x.rep} -> ${x.predicted} ${x.confidence.toFixed(2)} (fused)`);
+    }
+    for (const x of r.traces) {
+      count(single, x.truth, x.predicted);
+      if (x.predicted !== x.truth && x.predicted !== 'Unknown') wrongs.push(`${short(left)}: ${x.truth} ${x.profile} #${x.rep} -> ${x.predicted} ${x.confidence.toFixed(2)}`);
+    }
+  }
+}
+for (const [name, c] of [['fused', fused], ['single profile', single]] as const) {
+  console.log(`\nbase + the others, ${name}, pooled over the sets left out:`);
+  for (const [truth, row] of [...c].sort(([a], [b]) => a.localeCompare(b))) {
+    const n = [...row.values()].reduce((a, b) => a + b, 0);
+    const rest = [...row].filter(([p]) => p !== truth).map(([p, k]) => `${p} ${k}`).join(', ');
+    console.log(`  ${truth}: ${row.get(truth) ?? 0}/${n}${rest ? ` (${rest})` : ''}`);
+  }
+}
+console.log(wrongs.length ? `\nwrong answers:\n  ${wrongs.join('\n  ')}` : '\nno wrong answer');
