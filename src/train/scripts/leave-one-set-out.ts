@@ -9,12 +9,15 @@
  * WHY: a held-out round of 15 measurements gives each class 3; leaving each of seven rounds out
  * in turn gives 21 per class from models trained on six, with no set ever judged by a model that
  * saw it. Prints, per set, the base and the extended model's tallies (fused, single profile),
- * then the pooled confusion per true label, and every wrong answer.
+ * then the extended models' pooled confusion per true label, and every wrong answer of both.
+ * The base must not have learned from any of the sets (it refuses: every fold would leak).
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { loadModel } from '../../classify/index.js';
 import { spliceModels } from '../../classify/splice.js';
 import { disturbedReason } from '../../classify/disturbance.js';
-import { requireFlag, takeFlag } from '../../util/script-args.js';
+import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
 import { trainFromEntries } from '../train.js';
@@ -22,13 +25,23 @@ import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
 
 const USAGE = 'src/train/scripts/leave-one-set-out.ts';
 const args = process.argv.slice(2);
-const base = loadModel(requireFlag(args, '--model', USAGE));
-const sets = requireFlag(args, '--sets', USAGE).split(',');
-const suffix = takeFlag(args, '--suffix') ?? '.held';
-if (sets.length < 2) {
-  console.error('--sets needs at least two datasets (one is left out, the others train)');
+const fail = (why: string): never => {
+  console.error(`${why} (see the header of ${USAGE})`);
   process.exit(2);
-}
+};
+const modelPath = requireFlag(args, '--model', USAGE);
+// One spelling per file: the same set named twice would be trained on while judged.
+const sets = [...new Set(takeList(args, '--sets').map((f) => resolve(f.trim())))];
+const suffix = takeFlag(args, '--suffix') ?? '.held';
+if (sets.length < 2) fail('--sets needs at least two different datasets (one is left out, the others train)');
+for (const f of sets) if (!existsSync(f)) fail(`no such dataset: ${f}`);
+const base = loadModel(modelPath);
+// A base that already learned from a set would judge it having seen it: every fold would leak.
+const seen = new Set(base.trainedOn.source.split(/[\s,+]+/).filter(Boolean).map((f) => resolve(f)));
+const leaked = sets.filter((f) => seen.has(f));
+if (leaked.length) fail(`the base model ${modelPath} was trained on ${leaked.join(', ')} already: give the model from before those groups`);
+const lossClasses = (base.classifiers['loss-based'] as { gnb?: { classes: Array<{ label: string }> } } | undefined)?.gnb?.classes ?? [];
+if (lossClasses.some((c) => c.label.endsWith(suffix))) fail(`the base model already has groups ending in ${suffix}: choose another --suffix or the model from before them`);
 
 type Confusion = Map<string, Map<string, number>>;
 const count = (c: Confusion, truth: string, predicted: string) => {
@@ -39,28 +52,29 @@ const count = (c: Confusion, truth: string, predicted: string) => {
 const fused: Confusion = new Map();
 const single: Confusion = new Map();
 const wrongs: string[] = [];
-const short = (f: string) => f.replace(/^build\//, '').replace(/\/dataset\.json$/, '').replace(/\.json$/, '');
+const short = (f: string) => f.replace(`${process.cwd()}/`, '').replace(/^build\//, '').replace(/\/dataset\.json$/, '').replace(/\.json$/, '');
+const datasets = new Map(sets.map((f) => [f, loadDatasets(f)]));
 
 console.log(TALLY_HEAD.replace('| |', '| left out / model |'));
 for (const left of sets) {
   const others = sets.filter((s) => s !== left);
   // A trace taken through a bottleneck the host held back is not trained on (as add-lab-rounds.ts).
-  const entries = loadDatasets(others.join(',')).filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
+  const all = others.flatMap((f) => datasets.get(f)!);
+  const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
   const trained = trainFromEntries(entries, { source: others.join(','), pipeline: base.pipeline });
   const extended = spliceModels(base, trained, { groupSuffix: suffix, note: `leave ${left} out` });
-  const judged = loadDatasets(left);
+  console.log(`| ${short(left)} left out: trained on ${entries.length} traces of the others (${all.length - entries.length} disturbed left out) | | | | | |`);
   for (const [name, m] of [['base', base], ['base + the others', extended]] as const) {
-    const r = classifyEntries(judged, m);
+    const r = classifyEntries(datasets.get(left)!, m);
     console.log(tallyRow(`${short(left)} / ${name}, fused`, tally(r.measurements)));
     console.log(tallyRow(`${short(left)} / ${name}, single profile`, tally(r.traces)));
-    if (m !== extended) continue;
     for (const x of r.measurements) {
-      count(fused, x.truth, x.predicted);
-      if (x.predicted !== x.truth && x.predicted !== 'Unknown') wrongs.push(`${short(left)}: ${x.truth} #${x.rep} -> ${x.predicted} ${x.confidence.toFixed(2)} (fused)`);
+      if (m === extended) count(fused, x.truth, x.predicted);
+      if (x.predicted !== x.truth && x.predicted !== 'Unknown') wrongs.push(`${short(left)} / ${name}: ${x.truth} #${x.rep} -> ${x.predicted} ${x.confidence.toFixed(2)} (fused)`);
     }
     for (const x of r.traces) {
-      count(single, x.truth, x.predicted);
-      if (x.predicted !== x.truth && x.predicted !== 'Unknown') wrongs.push(`${short(left)}: ${x.truth} ${x.profile} #${x.rep} -> ${x.predicted} ${x.confidence.toFixed(2)}`);
+      if (m === extended) count(single, x.truth, x.predicted);
+      if (x.predicted !== x.truth && x.predicted !== 'Unknown') wrongs.push(`${short(left)} / ${name}: ${x.truth} ${x.profile} #${x.rep} -> ${x.predicted} ${x.confidence.toFixed(2)}`);
     }
   }
 }

@@ -28,8 +28,8 @@ describe('shipped model on browser flows from the lab', () => {
     // nebby-100: CUBIC. nebby-50: Unknown from session 7 -- its segments' polynomial
     // coefficients lay far from every lab bulk TCP CUBIC flow (it had been CUBIC only through
     // the QUIC CUBIC class, which measures no such coefficients; a TCP flow is judged against
-    // TCP classes only) -- and CUBIC again since session 32, inside the CUBIC class learned
-    // with the server 40-80 ms away (the page's ~120 s of back-offs resemble those).
+    // TCP classes only) -- and CUBIC again since session 32's groups (the server 40-80 ms
+    // away) joined the model.
     expect(v.label, v.reason).toBe('CUBIC');
     expect(v.evidence!.claims.filter((c) => c.label.startsWith('BBR'))).toEqual([]);
     // The ACF does peak inside the ProbeBW window, strongly enough to count as pulses
