@@ -15,13 +15,11 @@
  * (calibrated, both profiles fused; train/bench.ts classifyEntries). Without --out nothing is written.
  */
 import { loadModel, saveModel, type Model } from '../../classify/index.js';
-import { spliceModels } from '../../classify/splice.js';
 import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
-import { trainFromEntries } from '../train.js';
+import { withGroupsFrom } from '../add-groups.js';
 import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
-import { disturbedReason } from '../../classify/disturbance.js';
 
 const USAGE = 'src/train/scripts/add-lab-rounds.ts';
 const args = process.argv.slice(2);
@@ -34,10 +32,8 @@ const out = takeFlag(args, '--out');
 const base = loadModel(modelPath);
 // A trace taken through a bottleneck the host held back is not trained on (as extend-model.ts).
 const all = loadDatasets(train.join(','));
-const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
-const trained = trainFromEntries(entries, { source: train.join(','), pipeline: base.pipeline });
-const extended = spliceModels(base, trained, { groupSuffix: suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups` });
-console.log(`trained on ${entries.length} traces (${all.length - entries.length} disturbed left out; ${[...new Set(entries.map((e) => e.label))].length} labels) from ${train.join(', ')}`);
+const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups` });
+console.log(`trained on ${trained} traces (${disturbed} disturbed left out; ${[...new Set(all.map((e) => e.label))].length} labels) from ${train.join(', ')}`);
 
 const judgeWith = (m: Model, file: string) => classifyEntries(loadDatasets(file), m);
 if (tests.length) {

@@ -15,12 +15,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadModel } from '../../classify/index.js';
-import { spliceModels } from '../../classify/splice.js';
-import { disturbedReason } from '../../classify/disturbance.js';
 import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
-import { trainFromEntries } from '../train.js';
+import { withGroupsFrom } from '../add-groups.js';
 import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
 
 const USAGE = 'src/train/scripts/leave-one-set-out.ts';
@@ -60,10 +58,8 @@ for (const left of sets) {
   const others = sets.filter((s) => s !== left);
   // A trace taken through a bottleneck the host held back is not trained on (as add-lab-rounds.ts).
   const all = others.flatMap((f) => datasets.get(f)!);
-  const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
-  const trained = trainFromEntries(entries, { source: others.join(','), pipeline: base.pipeline });
-  const extended = spliceModels(base, trained, { groupSuffix: suffix, note: `leave ${left} out` });
-  console.log(`| ${short(left)} left out: trained on ${entries.length} traces of the others (${all.length - entries.length} disturbed left out) | | | | | |`);
+  const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: others.join(','), suffix, note: `leave ${left} out` });
+  console.log(`| ${short(left)} left out: trained on ${trained} traces of the others (${disturbed} disturbed left out) | | | | | |`);
   for (const [name, m] of [['base', base], ['base + the others', extended]] as const) {
     const r = classifyEntries(datasets.get(left)!, m);
     console.log(tallyRow(`${short(left)} / ${name}, fused`, tally(r.measurements)));

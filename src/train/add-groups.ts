@@ -1,0 +1,17 @@
+/**
+ * A trained model with groups learned on further labelled traces beside its own (classify/splice.ts),
+ * as add-lab-rounds.ts ships them and leave-one-set-out.ts judges them. A trace taken through a
+ * bottleneck the host held back is not trained on.
+ */
+import type { Model } from '../classify/index.js';
+import { disturbedReason } from '../classify/disturbance.js';
+import { spliceModels } from '../classify/splice.js';
+import type { DatasetEntry } from './dataset.js';
+import { trainFromEntries } from './train.js';
+
+export function withGroupsFrom(base: Model, all: DatasetEntry[], o: { source: string; suffix: string; note: string }): { model: Model; trained: number; disturbed: number } {
+  const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
+  const trained = trainFromEntries(entries, { source: o.source, pipeline: base.pipeline });
+  const model = spliceModels(base, trained, { groupSuffix: o.suffix, note: o.note });
+  return { model, trained: entries.length, disturbed: all.length - entries.length };
+}
