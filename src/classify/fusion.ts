@@ -170,6 +170,12 @@ export function noBackoffDoubt(label: string, all: Verdict[], lossOnly: boolean)
   return `${label} is told by its back-offs, and the only profile${favouring.length > 1 ? 's' : ''} whose shapes favour it (${favouring.length} of ${judged.length}) saw none after start-up: growth and level alone do not show it`;
 }
 
+/** Why profiles that found `label` likeliest do not favour it: another class's trained flows lie clearly nearer. */
+function nearerNote(claims: Claim[], label: string): string | undefined {
+  const c = claims.find((c) => likeliest(c.posterior ?? {})[0] === label && c.nearer !== undefined);
+  return c ? `${label} likeliest in a profile, but ${c.nearer}'s trained flows lie clearly nearer its shape` : undefined;
+}
+
 /** Probability under which the profiles' combined loss-based posterior stays Unknown. */
 const MIN_COMBINED_POSTERIOR = 0.7;
 
@@ -201,13 +207,14 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
   for (const k of Object.keys(logp)) posterior[k] = Math.exp(logp[k] - m) / z;
   const [best, p] = likeliest(posterior);
   const inside = claims.every((c) => (c.inDistribution ?? []).includes(best));
-  const favoured = claims.some((c) => likeliest(c.posterior ?? {})[0] === best);
+  // A profile where another class's trained flows lie clearly nearer does not favour its likeliest class (lossBased nearerClassFactor).
+  const favoured = claims.some((c) => likeliest(c.posterior ?? {})[0] === best && c.nearer === undefined);
   const alone = growthAlone(verdicts, claims.length);
   const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR && !alone ? best : UNKNOWN;
   const note = !inside
     ? `${best} lies outside its trained shapes in a profile`
     : !favoured
-      ? `no profile on its own found ${best} likeliest`
+      ? nearerNote(claims, best) ?? `no profile on its own found ${best} likeliest`
       : p < MIN_COMBINED_POSTERIOR
         ? `${best} only at ${p.toFixed(2)}`
         : alone

@@ -24,6 +24,8 @@ export interface Claim {
   inDistribution?: string[];
   /** How far inside the claimed class's training distribution (gnb.ts gateRatio: <= 1 inside, small = deep). */
   gateRatio?: number;
+  /** A class whose training flows lie clearly nearer the flow than the likeliest class's (lossBased nearerClassFactor). */
+  nearer?: string;
   note?: string;
 }
 

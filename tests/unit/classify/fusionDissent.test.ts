@@ -72,6 +72,22 @@ describe('combining the profiles\' loss-based posteriors', () => {
   });
 });
 
+describe('a profile where another class\'s trained flows lie clearly nearer (lossBased nearerClassFactor)', () => {
+  const likeliestXnearerY: Claim = { ...loss('Unknown', ['X', 'Y'], { X: 0.9, Y: 0.1 }), nearer: 'Y' };
+  const likeliestXnoNearer: Claim = { ...likeliestXnearerY, label: 'X', nearer: undefined };
+
+  it('does not favour that class: the video profile alone named nothing', () => {
+    const c = combineLossPosteriors([profile('Unknown', [likeliestXnearerY])]);
+    expect(c!.label).toBe('Unknown');
+    expect(c!.note).toMatch(/X likeliest in a profile, but Y's trained flows lie clearly nearer/);
+  });
+
+  it('stands when another profile found it likeliest and nearest', () => {
+    expect(combineLossPosteriors([profile('Unknown', [likeliestXnearerY]), profile('X', [likeliestXnoNearer])])!.label).toBe('X');
+    expect(combineLossPosteriors([profile('X', [likeliestXnoNearer])])!.label).toBe('X');
+  });
+});
+
 describe('an answer from one judged profile whose flow never backed off', () => {
   const withDescriptor = (v: Verdict, backoffsPer100Rtt: number): Verdict => ({
     ...v,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fitGnb, gnbModelSchema, kernelBandwidth, nearestKernelZSquared, predictGnb, type GnbModel } from '../../../src/classify/gnb.js';
-import { lossBasedClassifier } from '../../../src/classify/classifiers/lossBased.js';
+import { lossBasedClassifier, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
 import { FLOW_SHAPE_NAMES } from '../../../src/classify/flowShape.js';
 import type { FlowFeatures } from '../../../src/classify/features.js';
 import { createRng } from '../../../src/classify/prng.js';
@@ -117,5 +117,44 @@ describe('loss-based classifier with the nearest-kernel gate', () => {
   it('is deterministic', () => {
     const again = lossBasedClassifier.fit(examples, lossBasedClassifier.defaultParams());
     expect(again).toEqual(params);
+  });
+});
+
+describe('loss-based classifier: a class whose trained flows lie clearly nearer (nearerClassFactor)', () => {
+  // One measured feature. A: narrow Gaussian at 0 whose one training flow sits at 1; B: wide
+  // Gaussian at 5 with one training flow. At 0.2 the Gaussians favour A (~0.89) whichever B is.
+  const d = FLOW_SHAPE_NAMES.length;
+  const fill = <T>(first: T, rest: T): T[] => [first, ...Array.from({ length: d - 1 }, () => rest)];
+  const cls = (label: string, mean: number, variance: number, example: number) => ({
+    label, prior: 0.5, count: 1, mean: fill(mean, 0), variance: fill(variance, 1), logLikelihoodThreshold: -1e9, examples: [fill<number | null>(example, null)],
+  });
+  const base = lossBasedClassifier.defaultParams() as LossBasedParams;
+  const withB = (bExample: number): LossBasedParams => ({
+    ...base, gnb: { featureNames: [...FLOW_SHAPE_NAMES], classes: [cls('A@g', 0, 1, 1), cls('B@g', 5, 25, bExample)], oodChiK: 4, oodMaxZ: 4, oodNearest: true },
+  });
+  const at = (x: number) => ({ shape: fill(x, NaN), backoffs: [] }) as unknown as FlowFeatures;
+
+  it('is 1.5 for new models', () => {
+    expect(base.nearerClassFactor).toBe(1.5);
+  });
+
+  it('says Unknown, naming the nearer class, where the Gaussians favour a class whose trained flows lie far farther', () => {
+    // B's flow at 0.1: B's gate ratio ~0.0001 against A's ~0.09.
+    const [c] = lossBasedClassifier.predict(at(0.2), withB(0.1));
+    expect(c.inDistribution).toEqual(['A', 'B']);
+    expect(c.posterior!.A).toBeGreaterThan(0.8);
+    expect(c.nearer).toBe('B');
+    expect(c.label).toBe('Unknown');
+    expect(c.note).toMatch(/likeliest A \(0\.\d\d\) but B's trained flows lie clearly nearer/);
+  });
+
+  it('names the likeliest class at a near tie (B nearer by less than the factor), and judges as before without the factor', () => {
+    // B's flow at 3.78: its gate ratio is 0.8x A's.
+    const [tie] = lossBasedClassifier.predict(at(0.2), withB(3.78));
+    expect(tie.nearer).toBeUndefined();
+    expect(tie.label).toBe('A');
+    const [old] = lossBasedClassifier.predict(at(0.2), { ...withB(0.1), nearerClassFactor: undefined });
+    expect(old.label).toBe('A');
+    expect(old.nearer).toBeUndefined();
   });
 });
