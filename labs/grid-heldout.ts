@@ -33,9 +33,9 @@ export default defineGrid({
     // at 110 ms lies beyond its farthest (80 ms).
     { id: 'h-rtt-60j', axis: 'mixed', value: '60 ms, 1 ms jitter', path: { rttMs: 60, jitterMs: 1 } },
     { id: 'h-video-110', axis: 'profile', value: 'video, 110 ms', profiles: ['video'], path: { rttMs: 110 } },
-    // Chosen (session 33) before the rule that withholds a shape inside many classes' trained
-    // shapes was measured (it was written after h-video-40's two confident wrongs): `video` 25 ms
-    // away with 2 ms jitter, and both Nebby profiles 120 ms away.
+    // Chosen (session 33) before the nearer-class rule (lossBased nearerClassFactor, written after
+    // session 32's held-out video wrongs) was measured on them: `video` 25 ms away with 2 ms
+    // jitter, and both Nebby profiles 120 ms away.
     { id: 'h-video-25j', axis: 'profile', value: 'video, 25 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 25, jitterMs: 2 } },
     { id: 'h-rtt-120', axis: 'server-rtt', value: '120 ms', path: { rttMs: 120 } },
     // Chosen (session 33) before the nearer-class rule's margin was measured (it was set after

@@ -148,6 +148,13 @@ export function loneProfileDoubt(label: string, profiles: Array<{ label: string;
 const BACKOFF_DEFINED = new Set(['NewReno', 'CUBIC', 'BIC', 'HTCP', 'HSTCP', 'Scalable', 'Illinois', 'Westwood', 'Veno', 'YeAH']);
 
 /**
+ * A profile's loss-based claim favours `label`: its likeliest class on its own, where no other
+ * class's trained flows lie clearly nearer the flow (lossBased nearerClassFactor: the pick then
+ * rests on the Gaussians' tails).
+ */
+const favours = (c: Claim, label: string): boolean => likeliest(c.posterior ?? {})[0] === label && c.nearer === undefined;
+
+/**
  * Why a controller defined by its back-offs is not named from flows that never backed off, or
  * null: when the only judged profiles whose learned shapes favour it saw no back-off after
  * start-up, only its growth and level were read, which a stranger shares. Profiles outside the
@@ -162,7 +169,7 @@ export function noBackoffDoubt(label: string, all: Verdict[], lossOnly: boolean)
   if (!lossOnly || !BACKOFF_DEFINED.has(label) || judged.length < 2) return null;
   const favouring = judged.filter((v) => {
     const c = lossClaimOf(v);
-    return c !== undefined && likeliest(c.posterior ?? {})[0] === label;
+    return c !== undefined && favours(c, label);
   });
   if (favouring.length === 0 || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0)) return null;
   // Every judged profile favouring it is evidence of its own: a shallow back-off (Scalable's 1/8) reads as none.
@@ -183,7 +190,8 @@ const MIN_COMBINED_POSTERIOR = 0.7;
  * The loss-based posteriors of the profiles multiplied (naive Bayes across independent
  * traces of one server). The winner must lie inside its class's training distribution in
  * every profile that judged the flow: a controller never seen in training rarely does.
- * It must also be the likeliest class of at least one profile on its own. WHY: a controller
+ * It must also be favoured by at least one profile on its own (its likeliest class there, with
+ * no other class's trained flows clearly nearer: `favours`). WHY: a controller
  * never trained on often sits between classes, one profile leaning to X, the other to Y; the
  * product then crowns a third class Z that neither preferred but both held somewhere in
  * their tails (hold one out: YeAH -> BBRv1 when its profiles leaned NewReno and Scalable).
@@ -207,8 +215,7 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
   for (const k of Object.keys(logp)) posterior[k] = Math.exp(logp[k] - m) / z;
   const [best, p] = likeliest(posterior);
   const inside = claims.every((c) => (c.inDistribution ?? []).includes(best));
-  // A profile where another class's trained flows lie clearly nearer does not favour its likeliest class (lossBased nearerClassFactor).
-  const favoured = claims.some((c) => likeliest(c.posterior ?? {})[0] === best && c.nearer === undefined);
+  const favoured = claims.some((c) => favours(c, best));
   const alone = growthAlone(verdicts, claims.length);
   const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR && !alone ? best : UNKNOWN;
   const note = !inside

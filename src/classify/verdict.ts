@@ -123,6 +123,7 @@ const claimSchema = z.object({
   posterior: z.record(z.string(), z.number()).optional(),
   inDistribution: z.array(z.string()).optional(),
   gateRatio: z.number().optional(),
+  nearer: z.string().optional(),
   note: z.string().optional(),
 });
 

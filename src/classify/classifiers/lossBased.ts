@@ -50,8 +50,9 @@ const paramsSchema = z.object({
   minPosterior: z.number().min(0).max(1),
   /**
    * With the nearest-kernel gate: Unknown when another class's training flows hold the flow
-   * more closely than the likeliest class's by this factor (its gate ratio below the
-   * likeliest's / factor). Absent in models saved before session 33 (they judge as they did).
+   * more closely than the likeliest class's by this factor (its gate ratio, in its own kernel
+   * units, below the likeliest's / factor). Absent in models saved before session 33 (they
+   * judge as they did).
    */
   nearerClassFactor: z.number().min(1).optional(),
   gnb: gnbModelSchema,
@@ -119,7 +120,8 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
 function nearerClass(params: LossBasedParams, p: LossPrediction, likeliest: string): string | undefined {
   const factor = params.nearerClassFactor;
   const own = p.gateRatio[likeliest];
-  if (factor === undefined || !p.inDistribution.includes(likeliest) || !Number.isFinite(own)) return undefined;
+  // Gate ratios are compared only against training flows (the nearest-kernel gate), not class means.
+  if (factor === undefined || !params.gnb.oodNearest || !p.inDistribution.includes(likeliest) || !Number.isFinite(own)) return undefined;
   const nearer = p.inDistribution.filter((l) => l !== likeliest && p.gateRatio[l] * factor < own);
   return nearer.sort((a, b) => p.gateRatio[a] - p.gateRatio[b])[0];
 }
@@ -212,7 +214,9 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       // The likeliest class does not hold this shape; the ones that do are unlikely: no answer.
       claim = { ...base, label: UNKNOWN, confidence: 0, note: `likeliest ${best[0]} (${best[1].toFixed(2)}) but outside its trained shapes; inside only ${p.inDistribution.join(', ')}` };
     } else if (nearer) {
-      claim = { ...base, label: UNKNOWN, confidence: 0, note: `likeliest ${best[0]} (${best[1].toFixed(2)}) but ${nearer}'s trained flows lie clearly nearer the shape` };
+      // Before the ambiguity test: an ambiguous profile whose pick another class's flows hold more closely does not favour it in the fusion either.
+      const ratios = `gate ratio ${p.gateRatio[nearer].toFixed(2)} vs ${p.gateRatio[best[0]].toFixed(2)}`;
+      claim = { ...base, label: UNKNOWN, confidence: 0, note: `likeliest ${best[0]} (${best[1].toFixed(2)}) but ${nearer}'s trained flows lie clearly nearer the shape (${ratios})` };
     } else if (best[1] < params.minPosterior) {
       claim = { ...base, label: UNKNOWN, confidence: 0, note: `ambiguous (best ${best[0]} at ${best[1].toFixed(2)})` };
     } else claim = { ...base, label: best[0], confidence: best[1], gateRatio: jsonNumber(p.gateRatio[best[0]]) ?? undefined };

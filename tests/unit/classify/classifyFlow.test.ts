@@ -179,6 +179,13 @@ describe('verdicts are deterministic, JSON and carry evidence', () => {
     }
   });
 
+  it('keeps a claim\'s nearer class through the schema (a stored verdict fused again must not favour that class)', () => {
+    const v = classify(renoSeries({ seed: 1022 }));
+    const claims = v.evidence!.claims.map((c) => (c.classifier === 'loss-based' ? { ...c, nearer: 'Veno' } : c));
+    const parsed = verdictSchema.parse({ ...v, evidence: { ...v.evidence!, claims } });
+    expect(parsed.evidence!.claims.find((c) => c.classifier === 'loss-based')!.nearer).toBe('Veno');
+  });
+
   it('evidence has segment time ranges, polynomials, posteriors, periods and a drawable series', () => {
     const v = classify(renoSeries({ seed: 1024, durationS: 60 }));
     const e = v.evidence!;

@@ -69,6 +69,13 @@ describe('noBackoffDoubt', () => {
     expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), outside(shaped('Unknown', 'Veno', 0))], true)).toBeNull();
   });
 
+  it('does not count a profile whose pick another class\'s trained flows hold clearly nearer (lossBased nearerClassFactor)', () => {
+    const nearerVeno = (v: Verdict): Verdict => ({ ...v, evidence: { ...v.evidence!, claims: v.evidence!.claims.map((c) => ({ ...c, nearer: 'Veno' })) } });
+    // The profile that backed off leans BIC but lies nearer Veno's flows: it does not lift the doubt.
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), nearerVeno(shaped('Unknown', 'BIC', 3))], true)).toMatch(/1 of 2/);
+    expect(noBackoffDoubt('BIC', [shaped('BIC', 'BIC', 0), shaped('Unknown', 'BIC', 3)], true)).toBeNull();
+  });
+
   it('leaves delay- and model-based controllers alone: no back-off is their shape', () => {
     expect(noBackoffDoubt('Vegas', [shaped('Vegas', 'Vegas', 0), shaped('Unknown', 'Veno', 0)], true)).toBeNull();
     expect(noBackoffDoubt('Copa', [shaped('Copa', 'Copa', 0), profile('Unknown', true)], true)).toBeNull();

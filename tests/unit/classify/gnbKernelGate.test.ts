@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fitGnb, gnbModelSchema, kernelBandwidth, nearestKernelZSquared, predictGnb, type GnbModel } from '../../../src/classify/gnb.js';
-import { lossBasedClassifier, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
+import { lossBasedClassifier, predictLoss, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
 import { FLOW_SHAPE_NAMES } from '../../../src/classify/flowShape.js';
 import type { FlowFeatures } from '../../../src/classify/features.js';
 import { createRng } from '../../../src/classify/prng.js';
@@ -145,11 +145,20 @@ describe('loss-based classifier: a class whose trained flows lie clearly nearer 
     expect(c.posterior!.A).toBeGreaterThan(0.8);
     expect(c.nearer).toBe('B');
     expect(c.label).toBe('Unknown');
-    expect(c.note).toMatch(/likeliest A \(0\.\d\d\) but B's trained flows lie clearly nearer/);
+    expect(c.note).toMatch(/likeliest A \(0\.\d\d\) but B's trained flows lie clearly nearer the shape \(gate ratio 0\.00 vs 0\.09\)/);
+  });
+
+  it('applies with the nearest-kernel gate only', () => {
+    const meanGated = withB(0.1);
+    const [c] = lossBasedClassifier.predict(at(0.2), { ...meanGated, gnb: { ...meanGated.gnb, oodNearest: false } });
+    expect(c.nearer).toBeUndefined();
   });
 
   it('names the likeliest class at a near tie (B nearer by less than the factor), and judges as before without the factor', () => {
     // B's flow at 3.78: its gate ratio is 0.8x A's.
+    const ratios = predictLoss(withB(3.78), at(0.2))!.gateRatio;
+    expect(ratios.B / ratios.A).toBeGreaterThan(1 / 1.5);
+    expect(ratios.B / ratios.A).toBeLessThan(1);
     const [tie] = lossBasedClassifier.predict(at(0.2), withB(3.78));
     expect(tie.nearer).toBeUndefined();
     expect(tie.label).toBe('A');
