@@ -164,7 +164,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     // where another class's own flows lie clearly nearer, the pick rests on the Gaussians' tails.
     // Session 33: held-out `video` NewReno was Westwood at 0.99 and open-set LP Westwood at 1.00
     // with Westwood's flows 1.7-1.8x farther than NewReno's or HSTCP's; a factor of 1 (any
-    // nearer class) also withheld right answers at near ties (0.08 vs 0.07), docs/benchmarks/classifier.md.
+    // nearer class) also withheld right answers at near ties (0.08 vs 0.07); docs/benchmarks/conditions.md "Session 33".
     nearerClassFactor: 1.5,
     gnb: { featureNames: [...FLOW_SHAPE_NAMES], classes: [] },
   }),
