@@ -141,6 +141,25 @@ export function loneProfileDoubt(label: string, profiles: Array<{ label: string;
 }
 
 /**
+ * How sure an answer that rests on the learned shapes alone is when some profiles named it and
+ * every other profile named nothing: its surest naming profile's own calibrated confidence, or
+ * null when a profile names something else (or every profile agrees). The fusion takes it where
+ * the fused map reads lower. WHY: the fused map weighs "a profile named nothing" as it weighs
+ * "a profile named another CCA" (one agreement share), while loneProfileDoubt's measurement
+ * (above: right 40 times in 41 at >= 0.8 on its own, leaving one grid condition out) shows the
+ * former is as sure as its naming profile. Lab BBRv2 answers at 0.93-0.99 on their own, the
+ * other profile outside every class, read 0.73-0.79 fused and were withheld (issue 17's rounds
+ * `q10`, `q11`).
+ */
+export function loneAnswerConfidence(label: string, profiles: Array<{ label: string; confidence: number }>, lossOnly: boolean): number | null {
+  if (!lossOnly || profiles.length < 2) return null;
+  const naming = profiles.filter((p) => p.label === label);
+  const silent = profiles.filter((p) => NON_ANSWER_PRIORITY.includes(p.label));
+  if (naming.length === 0 || silent.length === 0 || naming.length + silent.length !== profiles.length) return null;
+  return Math.max(...naming.map((p) => p.confidence));
+}
+
+/**
  * Controllers told apart by how they back off after a loss (AIMD and probing designs), unlike
  * the delay- and model-based ones (Vegas, BBR, Copa, FAST), whose flat or unlossy shape is their
  * signature.
@@ -242,13 +261,15 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const c = opts.calibration;
   const [map, model] = all.length > 1 ? [c.fused, c.fusedModel] : [c.single, c.singleModel];
   const score = model ? confidenceOf(model, reliabilityOf(v)) : v.confidence;
-  const p = jsonNumber(calibrate(map, score)) ?? 0;
+  const fusedP = jsonNumber(calibrate(map, score)) ?? 0;
   const judged = all.filter(judgeable);
   const lossOnly = !judged.some((x) => (x.evidence?.claims ?? []).some((cl) => cl.classifier !== 'loss-based' && cl.label === v.label));
   const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
-  const doubt = loneProfileDoubt(v.label, all.map((x) => ({ label: x.label, confidence: single(x) })), lossOnly);
+  const perProfile = all.map((x) => ({ label: x.label, confidence: single(x) }));
+  const doubt = loneProfileDoubt(v.label, perProfile, lossOnly);
   const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly);
   if (doubtful) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubtful };
+  const p = Math.max(fusedP, loneAnswerConfidence(v.label, perProfile, lossOnly) ?? 0);
   const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;
   if (p < minAnswer) {
     return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,

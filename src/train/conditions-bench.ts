@@ -9,7 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
-import { loneProfileDoubt } from '../classify/fusion.js';
+import { loneAnswerConfidence, loneProfileDoubt } from '../classify/fusion.js';
 import { calibrate, fitCalibration, type Calibrations } from '../classify/calibration.js';
 import { confidenceOf, fitConfidenceModel, reliabilityOf, type ConfidenceModel } from '../classify/confidence.js';
 import { defaultPipelineConfig, type PipelineConfig } from '../classify/config.js';
@@ -279,10 +279,12 @@ export function calibratedLoco(loco: Outcome[], kind: CalibrationKind = 'isotoni
       const perProfile = o.perProfile.map((p) => ({ ...p, confidence: calibrated(c, { ...p, truth: o.truth }, false) }));
       // The same withholding fusion.ts applies once the model carries its calibration.
       const lossOnly = o.reason.startsWith(`${o.predicted} from loss-based`);
-      const doubt = NON_ANSWERS.has(o.predicted) ? null : loneProfileDoubt(o.predicted, perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence })), lossOnly);
+      const named = perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence }));
+      const doubt = NON_ANSWERS.has(o.predicted) ? null : loneProfileDoubt(o.predicted, named, lossOnly);
+      const lone = NON_ANSWERS.has(o.predicted) ? null : loneAnswerConfidence(o.predicted, named, lossOnly);
       out.push(doubt
         ? { ...o, predicted: 'Unknown', confidence: 0, reason: doubt, perProfile }
-        : { ...o, confidence: calibrated(c, o, o.perProfile.length > 1), perProfile });
+        : { ...o, confidence: Math.max(calibrated(c, o, o.perProfile.length > 1), lone ?? 0), perProfile });
     }
   }
   return out;
