@@ -42,5 +42,10 @@ export default defineGrid({
     // h-video-25j and h-rtt-120), and before the model trained at 150 ms and with jitter was built.
     { id: 'h-video-60j', axis: 'profile', value: 'video, 60 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 60, jitterMs: 2 } },
     { id: 'h-rtt-100j', axis: 'mixed', value: '100 ms, 2 ms jitter', path: { rttMs: 100, jitterMs: 2 } },
+    // Chosen (session 34) after the lone-answer rule (fusion.ts loneAnswerConfidence) was fixed and
+    // before either was measured: a server distance between the trained ones with jitter, and video
+    // farther than any video condition trained on.
+    { id: 'h-rtt-50j', axis: 'mixed', value: '50 ms, 2 ms jitter', path: { rttMs: 50, jitterMs: 2 } },
+    { id: 'h-video-90j', axis: 'profile', value: 'video, 90 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 90, jitterMs: 1 } },
   ],
 });
