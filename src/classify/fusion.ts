@@ -123,40 +123,52 @@ export function versionDoubt(label: string, all: Verdict[], lossOnly: boolean): 
 /** A profile that names a CCA while another judged profile names none must be at least this sure itself (calibrated, one profile). */
 export const LONE_PROFILE_MIN_CONFIDENCE = 0.8;
 
+type ProfileAnswer = { label: string; confidence: number };
+
 /**
- * Why an answer that rests on the learned shapes alone is withheld when only some of the
- * profiles named it (a profile outside the model's conditions counts as naming nothing), or null. The naming profiles' confidences are their own, calibrated as
- * single-profile verdicts. WHY: leaving one grid condition out, such answers were right 40 times
- * in 41 when the naming profile's own calibrated confidence was >= 0.8 and 20 times in 33 below
- * it, and the fused calibration lifted the latter to 0.8-1.0. Rule-based claims (BBR's drains,
- * Copa's cycle) still stand from one profile: they read a signature, not a likeness.
+ * An answer resting on the learned shapes alone that only some profiles named, the others naming
+ * nothing (a profile outside the model's conditions counts as naming nothing): the naming
+ * profiles' surest own confidence (calibrated as a single-profile verdict) and the silent
+ * profiles' labels, or null when every profile named something. `othersSilent`: no profile named
+ * another CCA (a BBR version the fusion merged, say).
  */
-export function loneProfileDoubt(label: string, profiles: Array<{ label: string; confidence: number }>, lossOnly: boolean): string | null {
+function loneAnswer(label: string, profiles: ProfileAnswer[], lossOnly: boolean): { surest: number; naming: number; silent: string[]; othersSilent: boolean } | null {
   if (!lossOnly || profiles.length < 2) return null;
-  const silent = profiles.filter((p) => NON_ANSWER_PRIORITY.includes(p.label));
+  const silent = profiles.filter((p) => NON_ANSWER_PRIORITY.includes(p.label)).map((p) => p.label);
   if (silent.length === 0) return null;
-  const surest = Math.max(0, ...profiles.filter((p) => p.label === label).map((p) => p.confidence));
-  if (surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
-  return `only ${profiles.length - silent.length} of ${profiles.length} profiles named ${label}, the surest at ${surest.toFixed(2)} on its own (the other: ${silent.map((p) => p.label).join(', ')})`;
+  const naming = profiles.filter((p) => p.label === label);
+  const surest = Math.max(0, ...naming.map((p) => p.confidence));
+  return { surest, naming: naming.length, silent, othersSilent: naming.length + silent.length === profiles.length };
 }
 
 /**
- * How sure an answer that rests on the learned shapes alone is when some profiles named it and
- * every other profile named nothing: its surest naming profile's own calibrated confidence, or
- * null when a profile names something else (or every profile agrees). The fusion takes it where
- * the fused map reads lower. WHY: the fused map weighs "a profile named nothing" as it weighs
- * "a profile named another CCA" (one agreement share), while loneProfileDoubt's measurement
- * (above: right 40 times in 41 at >= 0.8 on its own, leaving one grid condition out) shows the
- * former is as sure as its naming profile. Lab BBRv2 answers at 0.93-0.99 on their own, the
- * other profile outside every class, read 0.73-0.79 fused and were withheld (issue 17's rounds
- * `q10`, `q11`).
+ * Why a lone answer (loneAnswer) is withheld, or null. WHY: leaving one grid condition out, such
+ * answers were right 40 times in 41 when the naming profile's own calibrated confidence was >= 0.8
+ * and 20 times in 33 below it, and the fused calibration lifted the latter to 0.8-1.0. Rule-based
+ * claims (BBR's drains, Copa's cycle) still stand from one profile: they read a signature, not a
+ * likeness.
  */
-export function loneAnswerConfidence(label: string, profiles: Array<{ label: string; confidence: number }>, lossOnly: boolean): number | null {
-  if (!lossOnly || profiles.length < 2) return null;
-  const naming = profiles.filter((p) => p.label === label);
-  const silent = profiles.filter((p) => NON_ANSWER_PRIORITY.includes(p.label));
-  if (naming.length === 0 || silent.length === 0 || naming.length + silent.length !== profiles.length) return null;
-  return Math.max(...naming.map((p) => p.confidence));
+export function loneProfileDoubt(label: string, profiles: ProfileAnswer[], lossOnly: boolean): string | null {
+  const lone = loneAnswer(label, profiles, lossOnly);
+  if (!lone || lone.surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
+  return `only ${profiles.length - lone.silent.length} of ${profiles.length} profiles named ${label}, the surest at ${lone.surest.toFixed(2)} on its own (the other: ${lone.silent.join(', ')})`;
+}
+
+/**
+ * How sure a lone answer (loneAnswer) that loneProfileDoubt let through is: its surest naming
+ * profile's own calibrated confidence, or null when it is not a lone answer. The fusion takes it
+ * where the fused map reads lower, so such an answer always stands (it is >= 0.8 on its own, the
+ * minimum answer of the shipped model). WHY: the fused map was fitted on every lone answer of the
+ * grid, the unsure ones with the sure (right 60 times in 74 together) and through the fusion's
+ * discount for a profile that did not agree; leaving one grid condition out, those whose naming
+ * profile was >= 0.8 on its own were right 40 times in 41. Lab BBRv2 answers at 0.93-0.99 on
+ * their own, the other profile outside every class, read 0.73-0.79 fused and were withheld
+ * (issue 17's rounds `q10`, `q11`). A lone BBR version whose other profile lies outside the
+ * trained conditions is still withheld (versionDoubt).
+ */
+export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], lossOnly: boolean): number | null {
+  const lone = loneAnswer(label, profiles, lossOnly);
+  return lone && lone.naming > 0 && lone.othersSilent ? lone.surest : null;
 }
 
 /**

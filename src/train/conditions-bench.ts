@@ -277,11 +277,15 @@ export function calibratedLoco(loco: Outcome[], kind: CalibrationKind = 'isotoni
     const c = calibrationsFrom(loco.filter((o) => o.conditionId !== id), `all but ${id}`, kind);
     for (const o of loco.filter((x) => x.conditionId === id)) {
       const perProfile = o.perProfile.map((p) => ({ ...p, confidence: calibrated(c, { ...p, truth: o.truth }, false) }));
-      // The same withholding fusion.ts applies once the model carries its calibration.
-      const lossOnly = o.reason.startsWith(`${o.predicted} from loss-based`);
+      // The lone-answer withholding and confidence fusion.ts applies once the model carries its
+      // calibration (versionDoubt and noBackoffDoubt need the verdicts' evidence, which outcomes do
+      // not keep). Loss-based alone: the fused reason names no other source ("X from loss-based over
+      // 2 profile(s) and bbr; ..." does).
+      const sources = o.reason.split(';')[0];
+      const lossOnly = !NON_ANSWERS.has(o.predicted) && sources.startsWith(`${o.predicted} from loss-based over `) && !sources.includes(' and ');
       const named = perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence }));
-      const doubt = NON_ANSWERS.has(o.predicted) ? null : loneProfileDoubt(o.predicted, named, lossOnly);
-      const lone = NON_ANSWERS.has(o.predicted) ? null : loneAnswerConfidence(o.predicted, named, lossOnly);
+      const doubt = loneProfileDoubt(o.predicted, named, lossOnly);
+      const lone = loneAnswerConfidence(o.predicted, named, lossOnly);
       out.push(doubt
         ? { ...o, predicted: 'Unknown', confidence: 0, reason: doubt, perProfile }
         : { ...o, confidence: Math.max(calibrated(c, o, o.perProfile.length > 1), lone ?? 0), perProfile });

@@ -55,5 +55,9 @@ describe('a lone profile\'s answer, fused', () => {
 
   it('a lone answer under 0.8 on its own is still withheld (loneProfileDoubt)', () => {
     expect(loneProfileDoubt('BBRv2', [{ label: 'Unknown', confidence: 0 }, { label: 'BBRv2', confidence: 0.7 }], true)).toMatch(/only 1 of 2 profiles named BBRv2/);
+    const unsure = { ...byProfile('nebby-100'), confidence: 0.6 };
+    const fused = fuseProfiles([byProfile('nebby-50'), unsure], { calibration });
+    expect(fused.label).toBe('Unknown');
+    expect(fused.reason).toMatch(/only 1 of 2 profiles named BBRv2/);
   });
 });
