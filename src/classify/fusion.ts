@@ -274,8 +274,7 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const [map, model] = all.length > 1 ? [c.fused, c.fusedModel] : [c.single, c.singleModel];
   const score = model ? confidenceOf(model, reliabilityOf(v)) : v.confidence;
   const fusedP = jsonNumber(calibrate(map, score)) ?? 0;
-  const judged = all.filter(judgeable);
-  const lossOnly = !judged.some((x) => (x.evidence?.claims ?? []).some((cl) => cl.classifier !== 'loss-based' && cl.label === v.label));
+  const lossOnly = restsOnShapesAlone(v.label, all);
   const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
   const perProfile = all.map((x) => ({ label: x.label, confidence: single(x) }));
   const doubt = loneProfileDoubt(v.label, perProfile, lossOnly);
@@ -289,6 +288,11 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
       withheld: { label: v.label, confidence: p, minAnswer } };
   }
   return { ...v, confidence: p };
+}
+
+/** True when no judged profile's rule-based classifier (BBR's drains, Copa's cycle, ...) claimed `label`: the answer rests on the learned shapes alone. */
+export function restsOnShapesAlone(label: string, profiles: Verdict[]): boolean {
+  return !profiles.filter(judgeable).some((x) => (x.evidence?.claims ?? []).some((c) => c.classifier !== 'loss-based' && c.label === label));
 }
 
 const bbrBacking = (v: Verdict) => v.evidence?.classifiers?.bbr as Partial<V1BackingEvidence> | undefined;

@@ -9,7 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyFlow, fuseProfiles, type Model, type Verdict } from '../classify/index.js';
-import { loneAnswerConfidence, loneProfileDoubt } from '../classify/fusion.js';
+import { loneAnswerConfidence, loneProfileDoubt, restsOnShapesAlone } from '../classify/fusion.js';
 import { calibrate, fitCalibration, type Calibrations } from '../classify/calibration.js';
 import { confidenceOf, fitConfidenceModel, reliabilityOf, type ConfidenceModel } from '../classify/confidence.js';
 import { defaultPipelineConfig, type PipelineConfig } from '../classify/config.js';
@@ -53,6 +53,8 @@ export interface Outcome {
   confidence: number;
   reason: string;
   perProfile: Array<{ profile: string; predicted: string; confidence: number; reliability: number[] | null }>;
+  /** The fused answer rests on the learned shapes alone (fusion.ts restsOnShapesAlone): the lone-answer rules apply. */
+  lossOnly: boolean;
   /** The fused verdict's reliability indicators (classify/confidence.ts), when it named a CCA. */
   reliability: number[] | null;
 }
@@ -85,6 +87,7 @@ export function judge(entries: GridEntry[], model: Model, cache: SeriesCache): O
     return {
       conditionId: e.conditionId, axis: e.axis, value: e.value, origin: e.origin, protocol: e.protocol, truth: e.label, rep: e.rep,
       predicted: fused.label, confidence: fused.confidence, reason: fused.reason,
+      lossOnly: fused.kind === 'cca' && restsOnShapesAlone(fused.label, vs),
       reliability: rawFused.kind === 'cca' ? reliabilityOf(rawFused) : null,
       perProfile: g.map((x) => ({ profile: x.e.profile, predicted: x.v.label, confidence: x.v.confidence, reliability: x.v.kind === 'cca' ? reliabilityOf(x.v) : null })),
     };
@@ -279,13 +282,10 @@ export function calibratedLoco(loco: Outcome[], kind: CalibrationKind = 'isotoni
       const perProfile = o.perProfile.map((p) => ({ ...p, confidence: calibrated(c, { ...p, truth: o.truth }, false) }));
       // The lone-answer withholding and confidence fusion.ts applies once the model carries its
       // calibration (versionDoubt and noBackoffDoubt need the verdicts' evidence, which outcomes do
-      // not keep). Loss-based alone: the fused reason names no other source ("X from loss-based over
-      // 2 profile(s) and bbr; ..." does).
-      const sources = o.reason.split(';')[0];
-      const lossOnly = !NON_ANSWERS.has(o.predicted) && sources.startsWith(`${o.predicted} from loss-based over `) && !sources.includes(' and ');
+      // not keep).
       const named = perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence }));
-      const doubt = loneProfileDoubt(o.predicted, named, lossOnly);
-      const lone = loneAnswerConfidence(o.predicted, named, lossOnly);
+      const doubt = loneProfileDoubt(o.predicted, named, o.lossOnly);
+      const lone = loneAnswerConfidence(o.predicted, named, o.lossOnly);
       out.push(doubt
         ? { ...o, predicted: 'Unknown', confidence: 0, reason: doubt, perProfile }
         : { ...o, confidence: Math.max(calibrated(c, o, o.perProfile.length > 1), lone ?? 0), perProfile });
