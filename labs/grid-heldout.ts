@@ -47,5 +47,10 @@ export default defineGrid({
     // farther than any video condition trained on.
     { id: 'h-rtt-50j', axis: 'mixed', value: '50 ms, 2 ms jitter', path: { rttMs: 50, jitterMs: 2 } },
     { id: 'h-video-90j', axis: 'profile', value: 'video, 90 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 90, jitterMs: 1 } },
+    // Chosen (session 35) after QUIC flows got their reordering measured from packet numbers and
+    // before either was measured: reordering on its own at a distance no reordering condition had,
+    // and reordering jitter on the `video` profile farther than `video-jit` (10 ms).
+    { id: 'h-reord-45', axis: 'reorder', value: '3% held 6 ms, 45 ms', path: { rttMs: 45, reorder: { percent: 3, extraMs: 6 } } },
+    { id: 'h-video-jitr', axis: 'profile', value: 'video, 35 ms, 3 ms reordering jitter', profiles: ['video'], path: { rttMs: 35, jitterMs: 3, jitterReorders: true } },
   ],
 });

@@ -96,10 +96,12 @@ export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | und
   if (train.length === 0) return { inside: true, reason: null, distance: 0 };
   const x = conditionVector(c);
   let best = Infinity;
+  let bestSum = Infinity;
   let bestAxes: number[] = [];
   let nearest: Array<number | null> = [];
   for (const t of train) {
     let worst = 0;
+    let sum = 0;
     const far: number[] = [];
     for (let j = 0; j < ENVELOPE_AXES.length; j++) {
       const a = ENVELOPE_AXES[j];
@@ -107,9 +109,13 @@ export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | und
       const d = a.upperOnly ? Math.max(0, (x[j] as number) - (t[j] as number)) / a.scale : Math.abs((x[j] as number) - (t[j] as number)) / a.scale;
       if (d > 1) far.push(j);
       worst = Math.max(worst, d);
+      sum += d;
     }
-    if (worst < best) {
+    // Ties on the farthest axis (one axis no training flow comes near) go to the flow nearest on
+    // the others, so the reason names only the axes that really set the flow apart.
+    if (worst < best || (worst === best && sum < bestSum)) {
       best = worst;
+      bestSum = sum;
       bestAxes = far;
       nearest = t;
     }

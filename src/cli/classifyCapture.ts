@@ -80,5 +80,6 @@ export function describeConditions(c: FlowConditions | null, inside: boolean | n
     `delivers ${c.deliveryKbit ?? '?'} kbit/s (BDP ${c.bdpPackets ?? '?'} segments)`,
   ];
   if (c.transport === 'tcp') parts.push(`reordered ${pc(c.reorderShare)}, lost before the capture point ${pc(c.upstreamLossShare)}, needless resends ${pc(c.needlessResendShare)}`);
+  else if (c.reorderShare !== null) parts.push(`reordered ${pc(c.reorderShare)}`); // QUIC: its packet numbers, read with the key log
   return `conditions: ${parts.join('; ')}${inside === null ? '' : inside ? ' - inside the trained conditions' : ' - OUTSIDE the trained conditions'}`;
 }

@@ -10,7 +10,8 @@
  *  - the delivery rate (what the bottleneck passed, from the ACKs) and the window it allows in
  *    packets of the flow's own segment size (the BDP in packets, which sets how a shape looks);
  *  - reordering and loss before the capture point, and how much of what the sender resent was
- *    really lost (go-back-N and spurious resends are not).
+ *    really lost (go-back-N and spurious resends are not); for QUIC, reordering only (its packet
+ *    numbers, when the key log lets them be read).
  */
 import type { FlowConditions } from './types.js';
 
@@ -48,6 +49,8 @@ export interface ConditionInputs {
   /** Delivered payload bytes per second at the busiest, or null. */
   deliveryBytesPerSecond: number | null;
   tcp?: { dataPackets: number; dataBytes: number; reorderedPackets: number; upstreamLostBytes: number; retransmittedPackets: number; needlessResends: number };
+  /** QUIC with its packets read (key log): the server's packets and those seen after a higher-numbered one. */
+  quic?: { sentPackets: number; reorderedPackets: number };
   bifMethod: NonNullable<FlowConditions['bifMethod']>;
 }
 
@@ -68,7 +71,8 @@ export function flowConditions(c: ConditionInputs): FlowConditions {
     visibleShare: round(visibleShareOf(server, client), 3),
     deliveryKbit: round(rate === null ? null : (rate * 8) / 1000, 1),
     bdpPackets: round(rate !== null && minRtt !== null && c.segmentBytes > 0 ? (rate * minRtt) / c.segmentBytes : null, 1),
-    reorderShare: tcp ? round(tcp.dataPackets > 0 ? tcp.reorderedPackets / tcp.dataPackets : 0) : null,
+    reorderShare: tcp ? round(tcp.dataPackets > 0 ? tcp.reorderedPackets / tcp.dataPackets : 0)
+      : c.quic ? round(c.quic.sentPackets > 0 ? c.quic.reorderedPackets / c.quic.sentPackets : 0) : null,
     upstreamLossShare: tcp ? round(tcp.dataBytes + tcp.upstreamLostBytes > 0 ? tcp.upstreamLostBytes / (tcp.dataBytes + tcp.upstreamLostBytes) : 0) : null,
     needlessResendShare: tcp ? round(tcp.retransmittedPackets > 0 ? tcp.needlessResends / tcp.retransmittedPackets : 0, 3) : null,
     bifMethod: c.bifMethod,

@@ -381,6 +381,8 @@ export class TraceBuilder {
       rttSeconds, minRttSeconds: minRtt, opening,
       bifMethod: q.exact ? 'exact' : q.replay ? 'replayed' : 'estimated',
       deliveryBytesPerSecond: t.length > 1 ? toClient.payloadBytes / sending : null,
+      // Packet numbers are read only with the key log; the bottleneck model's replay guesses them.
+      ...(q.exact ? { quic: { sentPackets: q.exact.series.stats.sentPackets, reorderedPackets: q.exact.series.stats.reorderedPackets } } : {}),
     });
     return {
       ...base,

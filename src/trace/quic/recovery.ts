@@ -69,6 +69,8 @@ interface Sent {
 class SpaceState {
   /** Outstanding packets in packet-number order (servers send in order). */
   readonly sent = new Map<number, Sent>();
+  /** Highest packet number seen sent: a lower one seen after it was reordered before the capture. */
+  largestSent = -1;
   largestAcked = -1;
   /** Ack-clock time at which the earliest outstanding packet below largestAcked times out. */
   lossTime = Infinity;
@@ -100,6 +102,12 @@ export interface RecoveryStats {
   /** ACK frames processed / those that newly acknowledged something. */
   ackFrames: number;
   ackFramesNewlyAcking: number;
+  /**
+   * Server packets the capture saw after a higher-numbered one of their space. A QUIC sender
+   * numbers its packets in sending order and never reuses a number, so each is reordering on the
+   * path before the capture point (no retransmission can look like one, unlike TCP).
+   */
+  reorderedPackets: number;
   rttSamples: number[];
   smoothedRtt: number;
   minRtt: number;
@@ -152,7 +160,7 @@ export class SenderRecovery {
   private pendingAtAck = 0;
   readonly stats: RecoveryStats = {
     sentPackets: 0, inFlightPackets: 0, sentBytes: 0, ackedPackets: 0, lostPackets: 0, lostBytes: 0,
-    lostByPacketThreshold: 0, lostByTime: 0, discardedBytes: 0, ackFrames: 0, ackFramesNewlyAcking: 0,
+    lostByPacketThreshold: 0, lostByTime: 0, discardedBytes: 0, ackFrames: 0, ackFramesNewlyAcking: 0, reorderedPackets: 0,
     rttSamples: [], smoothedRtt: NaN, minRtt: NaN,
   };
 
@@ -172,6 +180,8 @@ export class SenderRecovery {
     const s = this.spaces[space];
     if (s.discarded) return;
     if (s.sent.has(pn)) return; // a duplicate in the capture
+    if (pn < s.largestSent) this.stats.reorderedPackets++;
+    else s.largestSent = pn;
     s.sent.set(pn, { pn, t, size, inFlight, ackEliciting });
     this.stats.sentPackets++;
     this.stats.sentBytes += size;

@@ -1,5 +1,5 @@
 /** The committed condition captures (tests/fixtures/condition-captures): each unpacked once into a temp run directory. */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/condition-captures/', import.meta.url));
 
-/** Name -> a run directory (capture.pcap + probe.json) a classify call can read. */
+/** Name -> a run directory (capture.pcap + probe.json, and keylog.txt for QUIC) a classify call can read. */
 export function unpackConditionCaptures(): Map<string, string> {
   const root = mkdtempSync(join(tmpdir(), 'ccb-condcap-'));
   const dirs = new Map<string, string>();
@@ -17,6 +17,8 @@ export function unpackConditionCaptures(): Map<string, string> {
     mkdirSync(dir);
     writeFileSync(join(dir, 'capture.pcap'), gunzipSync(readFileSync(join(FIXTURES, name, 'capture.pcap.gz'))));
     copyFileSync(join(FIXTURES, name, 'probe.json'), join(dir, 'probe.json'));
+    // A QUIC capture brings the TLS key log its packets are read with.
+    if (existsSync(join(FIXTURES, name, 'keylog.txt'))) copyFileSync(join(FIXTURES, name, 'keylog.txt'), join(dir, 'keylog.txt'));
     dirs.set(name, dir);
   }
   return dirs;

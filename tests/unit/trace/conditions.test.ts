@@ -35,6 +35,15 @@ describe('the conditions a capture shows of itself', () => {
     expect(k.bdpPackets).toBeCloseTo(16.2, 0);
   });
 
+  it('QUIC measures reordering from its packet numbers when they were read, and nothing of what TCP\'s resends tell', () => {
+    const base = { transport: 'quic', segmentBytes: 1200, sack: true, rttSeconds: 0.1, minRttSeconds: 0.1, opening: null, deliveryBytesPerSecond: 20000, bifMethod: 'exact' } as const;
+    const read = flowConditions({ ...base, quic: { sentPackets: 400, reorderedPackets: 20 } });
+    expect(read.reorderShare).toBeCloseTo(0.05);
+    expect(read.upstreamLossShare).toBeNull();
+    expect(read.needlessResendShare).toBeNull();
+    expect(flowConditions({ ...base, bifMethod: 'estimated' }).reorderShare).toBeNull();
+  });
+
   it('QUIC: the server side of the round trip from a request on an idle connection, not the handshake the server took long over', () => {
     // Client Initial at 0, the server answers after 1.5 s of TLS work; later an idle request at 3 s is answered 12 ms later.
     const t = [0, 1.5, 1.6, 1.61, 3, 3.012, 3.02];

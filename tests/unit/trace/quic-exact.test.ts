@@ -44,6 +44,16 @@ describe('SenderRecovery (RFC 9002 accounting)', () => {
     expect(s.flags[s.flags.length - 1] & RecoveryFlag.recovery).toBeTruthy();
   });
 
+  it('counts a packet seen after a higher-numbered one of its space as reordered before the capture', () => {
+    const r = new SenderRecovery();
+    for (const [i, pn] of [0, 1, 3, 2, 4, 6, 5].entries()) r.onSent(i * 0.001, 2, pn, 1000, true, true);
+    r.onSent(0.01, 2, 4, 1000, true, true); // a duplicate in the capture: neither sent twice nor reordered
+    r.onSent(0.011, 1, 0, 500, true, true); // another space numbers from 0: not reordered
+    const s = r.finish();
+    expect(s.stats.reorderedPackets).toBe(2);
+    expect(s.stats.sentPackets).toBe(8);
+  });
+
   it('declares loss by time (9/8 x RTT) when the loss timer fires between packets', () => {
     const r = new SenderRecovery();
     r.onSent(0, 2, 0, 1000, true, true);
