@@ -36,6 +36,12 @@ export interface FlowFeatures {
   loss: SenderLoss | null;
   /** The transport that carried the flow, when the series says. */
   transport: 'tcp' | 'quic' | null;
+  /**
+   * The pipe the capture measured (series conditions): the BDP in the flow's own segments and
+   * that segment size, so a level in bytes reads as packets queued above the BDP. Null when the
+   * series carries no conditions or no BDP.
+   */
+  pipe: { bdpPackets: number; segmentBytes: number } | null;
 }
 
 /**
@@ -80,6 +86,7 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     shape,
     loss: series.loss ?? null,
     transport: series.transport ?? null,
+    pipe: pipeOf(series),
   };
   // The rest of the descriptor: rate-based texture (ProbeRTT-like dips), so the learned model
   // also knows what a BBR flow looks like; the loss share; the packets regained per loss cycle,
@@ -89,6 +96,11 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
   const cycleRise = f.transport === 'quic' ? describeCycleRise(f) : NaN;
   shape.push(...describeRateTexture(f), describeLoss(f.loss), cycleRise);
   return f;
+}
+
+function pipeOf(series: BifSeries): FlowFeatures['pipe'] {
+  const c = series.conditions;
+  return c && c.bdpPackets !== null && c.bdpPackets > 0 && c.segmentBytes > 0 ? { bdpPackets: c.bdpPackets, segmentBytes: c.segmentBytes } : null;
 }
 
 /** Grid indices after slow start that are not excluded. */

@@ -13,6 +13,12 @@
  * traces, both profiles): spread 0.015-0.034, 27-28 s between the start-up and the
  * transfer's end; the flattest other lab controllers are far wider (Vegas 1.4-1.6, kernel
  * BBR 0.5, CUBIC 0.35; docs/lab-cca.md).
+ *
+ * Vegas holds a flat level too where its window settles (the `video` profile: spread 0.04 over
+ * 30 s, once named AkamaiCC-like at 0.94). What sets it apart is the queue it keeps: Vegas
+ * steers to alpha-beta = 2-4 packets queued (Linux's constants; 2.6-5.8 measured above the BDP),
+ * FAST to its alpha (the lab's 20: 18.5-20.5 measured, both Nebby profiles, 84 traces). A held
+ * level with fewer than `held.minQueuedPackets` queued is not FAST's signature.
  */
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
@@ -39,8 +45,13 @@ const paramsSchema = z.object({
    * with no back-off in between, on this share of the active time. Defaults apply to model
    * files written before it existed.
    */
-  held: z.object({ maxSpread: z.number().nonnegative(), minSeconds: z.number().positive(), minPlateauShare: z.number().min(0).max(1) })
-    .default({ maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85 }),
+  held: z.object({
+    maxSpread: z.number().nonnegative(),
+    minSeconds: z.number().positive(),
+    minPlateauShare: z.number().min(0).max(1),
+    /** Packets queued above the BDP the held level must show (when the capture measured the BDP): twice Vegas's beta. */
+    minQueuedPackets: z.number().nonnegative().default(8),
+  }).default({ maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: 8 }),
 });
 export type AkamaiParams = z.infer<typeof paramsSchema>;
 
@@ -69,9 +80,12 @@ function analyse(f: FlowFeatures, p: AkamaiParams) {
   const edges = [start, ...times.filter((x) => x > start && x < end), end];
   let heldSeconds = 0;
   for (let k = 1; k < edges.length; k++) heldSeconds = Math.max(heldSeconds, edges[k] - edges[k - 1]);
-  const held = rate.plateauSpread <= p.held.maxSpread && rate.plateauShare >= p.held.minPlateauShare && heldSeconds >= p.held.minSeconds;
+  // Packets the held level keeps queued above the BDP (NaN when the capture did not measure the pipe).
+  const queuedPackets = f.pipe ? rate.level / f.pipe.segmentBytes - f.pipe.bdpPackets : NaN;
+  const queueOk = !(queuedPackets < p.held.minQueuedPackets);
+  const held = rate.plateauSpread <= p.held.maxSpread && rate.plateauShare >= p.held.minPlateauShare && heldSeconds >= p.held.minSeconds && queueOk;
   const periodic = intervalsOk && flat && levelOk;
-  return { rate, intervals, intervalsOk, levels, drift, flat, levelOk, heldSeconds, held, periodic, match: periodic || held };
+  return { rate, intervals, intervalsOk, levels, drift, flat, levelOk, heldSeconds, queuedPackets, held, periodic, match: periodic || held };
 }
 
 export const akamaiClassifier = defineClassifier<AkamaiParams>({
@@ -86,7 +100,7 @@ export const akamaiClassifier = defineClassifier<AkamaiParams>({
     maxPlateauSpread: 0.15,
     maxLevelDrift: 0.1,
     minPlateauShare: 0.6,
-    held: { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85 },
+    held: { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: 8 },
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {
@@ -112,6 +126,7 @@ export const akamaiClassifier = defineClassifier<AkamaiParams>({
       flat: a.flat,
       levelOk: a.levelOk,
       heldSeconds: jsonNumber(a.heldSeconds, 2),
+      queuedPackets: jsonNumber(a.queuedPackets, 1),
       held: a.held,
       decision: a.match ? AKAMAI : null,
     };

@@ -1,0 +1,18 @@
+import { defineGrid } from 'ccbrowse';
+
+// Held-out conditions for the delay-based and BBR senders of issue 17 (FAST as AkamaiCC-like, Vegas,
+// Copa, BBRv2, BBRv3), chosen (session 35) after the queue check on FAST's held level
+// (akamai.ts held.minQueuedPackets) was written and before either was measured: `video` at a
+// distance no video condition had, and both Nebby profiles 70 ms away with a little jitter.
+export default defineGrid({
+  name: 'hd',
+  lab: 'labs/train.ts',
+  origins: ['tcp-vegas', 'tcp-fast', 'tcp-copa', 'tcp-bbr2', 'tcp-bbr3'],
+  base: { path: { rttMs: 10 }, profiles: ['nebby-50', 'nebby-100'], host: { concurrency: 4 } },
+  runs: 3,
+  seconds: 30,
+  conditions: [
+    { id: 'hd-video-30', axis: 'profile', value: 'video, 30 ms', profiles: ['video'], path: { rttMs: 30 } },
+    { id: 'hd-rtt-70j', axis: 'mixed', value: '70 ms, 1 ms jitter', path: { rttMs: 70, jitterMs: 1 } },
+  ],
+});
