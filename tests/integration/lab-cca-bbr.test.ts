@@ -154,7 +154,9 @@ describe.skipIf(!isRoot)('lab BBRv2/BBRv3 against kernel BBRv1 (real namespaces,
       expect(dips.length, describeRun(cca, r)).toBeGreaterThanOrEqual(1);
       for (const [i, d] of dips.entries()) {
         expect(delaysUs[i], describeRun(cca, r)).toBeGreaterThan(periodUs - 200_000);
-        expect(d.tEndUs - d.tStartUs).toBeGreaterThanOrEqual(180_000); // max(200 ms, 1 round)
+        // max(200 ms, 1 round): between the samples around the dip, since a stall of the 10 ms
+        // sampler at an edge hides part of it (one run saw 159 ms inside a dip).
+        expect(d.tAfterUs - d.tBeforeUs, describeRun(cca, r)).toBeGreaterThanOrEqual(200_000);
         depth(d, bdpPackets(r.samples));
       }
       expect(Math.min(...delaysUs), describeRun(cca, r)).toBeLessThan(periodUs === 5_000_000 ? 7_000_000 : 11_500_000);

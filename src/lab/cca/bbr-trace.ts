@@ -71,8 +71,16 @@ export function intervalsUs(episodes: readonly { tStartUs: number }[]): number[]
 
 /** A ProbeRTT episode: cwnd held far below its usual level for a while. */
 export interface WindowDip {
+  /** First and last sample inside the dip: the dip lasted at least tEndUs - tStartUs. */
   tStartUs: number;
   tEndUs: number;
+  /**
+   * The samples just outside it (the dip's own ends at the trace's edges): it lasted less than
+   * tAfterUs - tBeforeUs. WHY both: the sampler runs every 10 ms on a shared host, and a stall of
+   * its own at either edge shortens what it saw of a dip by the stall.
+   */
+  tBeforeUs: number;
+  tAfterUs: number;
   /** Smallest cwnd in the dip (packets). */
   cwndMin: number;
   /** Median cwnd of the steady trace (the level it dipped from). */
@@ -91,17 +99,25 @@ export function windowDips(samples: readonly TcpInfoSample[], opts: { fraction?:
   const minUs = opts.minUs ?? 120_000;
   const out: WindowDip[] = [];
   let cur: TcpInfoSample[] = [];
-  const flush = () => {
+  let before: TcpInfoSample | undefined;
+  const flush = (after: TcpInfoSample | undefined) => {
     if (cur.length && cur[cur.length - 1].tUs - cur[0].tUs >= minUs) {
-      out.push({ tStartUs: cur[0].tUs, tEndUs: cur[cur.length - 1].tUs, cwndMin: Math.min(...cur.map((s) => s.cwnd)), cwndTypical: typical });
+      out.push({
+        tStartUs: cur[0].tUs, tEndUs: cur[cur.length - 1].tUs,
+        tBeforeUs: (before ?? cur[0]).tUs, tAfterUs: (after ?? cur[cur.length - 1]).tUs,
+        cwndMin: Math.min(...cur.map((s) => s.cwnd)), cwndTypical: typical,
+      });
     }
     cur = [];
   };
   for (const s of steady) {
     if (s.cwnd <= limit && s.caState < 2) cur.push(s);
-    else flush();
+    else {
+      flush(s);
+      before = s;
+    }
   }
-  flush();
+  flush(undefined);
   return out;
 }
 

@@ -52,6 +52,9 @@ describe('bbr-trace', () => {
     const dips = windowDips(s);
     expect(dips).toHaveLength(1);
     expect(dips[0]).toMatchObject({ tStartUs: 5_500_000, cwndMin: 33, cwndTypical: 140 });
+    // The samples around it bound it from above (10 ms apart here).
+    expect(dips[0].tBeforeUs).toBe(dips[0].tStartUs - 10_000);
+    expect(dips[0].tAfterUs).toBe(dips[0].tEndUs + 10_000);
     expect(bdpPackets(s)).toBeCloseTo((RATE * 0.04) / MSS, 0);
     expect(minRttDecreases(s)).toEqual([0, 300_000]);
     const { delaysUs, dueUs } = probeRttDelays(s, dips, 5_000_000);
