@@ -57,7 +57,7 @@ export interface FlowConditions {
   deliveryKbit: number | null;
   /** The window that rate allows over the capture's minimum RTT (the BDP behind the capture point), in the flow's own segments. */
   bdpPackets: number | null;
-  /** TCP: data packets that reached the capture point out of order (share of data packets). */
+  /** Packets that reached the capture point out of order (share of data packets): TCP, and QUIC whose packet numbers the key log let us read. */
   reorderShare: number | null;
   /** TCP: share of the sender's bytes lost before the capture point (seen as gaps it filled later). */
   upstreamLossShare: number | null;

@@ -30,6 +30,8 @@ import type { FlowFeatures } from '../features.js';
 import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
 
 export const AKAMAI = 'AkamaiCC-like';
+/** Packets a held level must keep queued above the BDP to be FAST's: twice Vegas's beta (4). */
+const MIN_QUEUED_PACKETS = 8;
 
 const paramsSchema = z.object({
   rate: rateOptionsSchema,
@@ -50,8 +52,8 @@ const paramsSchema = z.object({
     minSeconds: z.number().positive(),
     minPlateauShare: z.number().min(0).max(1),
     /** Packets queued above the BDP the held level must show (when the capture measured the BDP): twice Vegas's beta. */
-    minQueuedPackets: z.number().nonnegative().default(8),
-  }).default({ maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: 8 }),
+    minQueuedPackets: z.number().nonnegative().default(MIN_QUEUED_PACKETS),
+  }).default({ maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS }),
 });
 export type AkamaiParams = z.infer<typeof paramsSchema>;
 
@@ -80,7 +82,8 @@ function analyse(f: FlowFeatures, p: AkamaiParams) {
   const edges = [start, ...times.filter((x) => x > start && x < end), end];
   let heldSeconds = 0;
   for (let k = 1; k < edges.length; k++) heldSeconds = Math.max(heldSeconds, edges[k] - edges[k - 1]);
-  // Packets the held level keeps queued above the BDP (NaN when the capture did not measure the pipe).
+  // Packets the held level keeps queued above the BDP (NaN when the capture did not measure the
+  // pipe). The pipe's own segment size, the unit its BDP is in (not f.segmentBytes, read from the series).
   const queuedPackets = f.pipe ? rate.level / f.pipe.segmentBytes - f.pipe.bdpPackets : NaN;
   const queueOk = !(queuedPackets < p.held.minQueuedPackets);
   const held = rate.plateauSpread <= p.held.maxSpread && rate.plateauShare >= p.held.minPlateauShare && heldSeconds >= p.held.minSeconds && queueOk;
@@ -100,7 +103,7 @@ export const akamaiClassifier = defineClassifier<AkamaiParams>({
     maxPlateauSpread: 0.15,
     maxLevelDrift: 0.1,
     minPlateauShare: 0.6,
-    held: { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: 8 },
+    held: { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS },
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {

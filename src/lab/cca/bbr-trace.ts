@@ -75,9 +75,10 @@ export interface WindowDip {
   tStartUs: number;
   tEndUs: number;
   /**
-   * The samples just outside it (the dip's own ends at the trace's edges): it lasted less than
-   * tAfterUs - tBeforeUs. WHY both: the sampler runs every 10 ms on a shared host, and a stall of
-   * its own at either edge shortens what it saw of a dip by the stall.
+   * The samples just outside this run of low-window samples (its own ends at the trace's edges):
+   * the run lasted less than tAfterUs - tBeforeUs. WHY both: the sampler runs every 10 ms on a
+   * shared host, and a stall of its own at either edge shortens what it saw of a dip by the stall.
+   * A sample in loss recovery also ends a run, so one ProbeRTT can show as two runs.
    */
   tBeforeUs: number;
   tAfterUs: number;

@@ -67,9 +67,11 @@ interface Sent {
 }
 
 class SpaceState {
-  /** Outstanding packets in packet-number order (servers send in order). */
+  /** Outstanding packets in the order the capture saw them (a reordered one comes late; nothing relies on the order). */
   readonly sent = new Map<number, Sent>();
-  /** Highest packet number seen sent: a lower one seen after it was reordered before the capture. */
+  /** Packet numbers read from the capture so far: one seen again is the capture's duplicate, even after it left the flight. */
+  readonly seen = new Set<number>();
+  /** Highest packet number read: a lower one read after it was reordered before the capture. */
   largestSent = -1;
   largestAcked = -1;
   /** Ack-clock time at which the earliest outstanding packet below largestAcked times out. */
@@ -174,14 +176,22 @@ export class SenderRecovery {
     this.onEvent = o.onEvent;
   }
 
-  /** A server packet seen at the capture. */
-  onSent(t: number, space: Space, pn: number, size: number, inFlight: boolean, ackEliciting: boolean): void {
+  /**
+   * A server packet seen at the capture. `pnRead`: its number was read (opened with the key log),
+   * not guessed: only such numbers tell reordering and duplicates (a packet that failed to open
+   * may carry a garbage number far above the real ones).
+   */
+  onSent(t: number, space: Space, pn: number, size: number, inFlight: boolean, ackEliciting: boolean, pnRead = true): void {
     this.fireTimers(t); // a send seen at t left the server at sent-clock t
     const s = this.spaces[space];
     if (s.discarded) return;
     if (s.sent.has(pn)) return; // a duplicate in the capture
-    if (pn < s.largestSent) this.stats.reorderedPackets++;
-    else s.largestSent = pn;
+    if (pnRead) {
+      if (s.seen.has(pn)) return; // ... of a packet already acknowledged or declared lost
+      s.seen.add(pn);
+      if (pn < s.largestSent) this.stats.reorderedPackets++;
+      else s.largestSent = pn;
+    }
     s.sent.set(pn, { pn, t, size, inFlight, ackEliciting });
     this.stats.sentPackets++;
     this.stats.sentBytes += size;
@@ -367,7 +377,7 @@ export function replaySender(packets: DecodedPacket[], o: RecoveryOptions = {}):
   let handshakeConfirmed = false;
   for (const p of packets) {
     if (p.fromServer) {
-      r.onSent(p.t, p.space, p.pn, p.size, countsInFlight(p), p.frames?.ackEliciting ?? true);
+      r.onSent(p.t, p.space, p.pn, p.size, countsInFlight(p), p.frames?.ackEliciting ?? true, !p.guessed && !p.problem);
       continue;
     }
     for (const a of p.frames?.acks ?? []) r.onAck(p.t, p.space, a);

@@ -40,6 +40,16 @@ describe('the conditions envelope', () => {
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.03 })).reason).toMatch(/loss before the capture point/);
   });
 
+  it('when one axis is far from every training flow, the reason names the other axes of the flow nearest on them only', () => {
+    // Reordering at 20% is 20 units from both training flows; the first is also far on BDP, the
+    // second is not: the reason must not blame the BDP.
+    const two = fitEnvelope([lab({ bdpPackets: 4 }), lab({ bdpPackets: 20 })]);
+    const c = checkEnvelope(two, lab({ bdpPackets: 20, reorderShare: 0.2 }));
+    expect(c.inside).toBe(false);
+    expect(c.reason).toMatch(/reordering 20\.0% of packets/);
+    expect(c.reason).not.toMatch(/BDP/);
+  });
+
   it('judges a flow against its own transport, and skips what the capture could not measure', () => {
     expect(checkEnvelope(env, lab({ transport: 'quic', segmentBytes: 1250, bdpPackets: 2.2, reorderShare: null, upstreamLossShare: null, needlessResendShare: null })).inside).toBe(true);
     expect(checkEnvelope(env, lab({ transport: 'quic', segmentBytes: 88 })).inside).toBe(false);

@@ -49,9 +49,13 @@ describe('SenderRecovery (RFC 9002 accounting)', () => {
     for (const [i, pn] of [0, 1, 3, 2, 4, 6, 5].entries()) r.onSent(i * 0.001, 2, pn, 1000, true, true);
     r.onSent(0.01, 2, 4, 1000, true, true); // a duplicate in the capture: neither sent twice nor reordered
     r.onSent(0.011, 1, 0, 500, true, true); // another space numbers from 0: not reordered
+    r.onAck(0.1, 2, ack([0, 6]));
+    r.onSent(0.101, 2, 5, 1000, true, true); // a duplicate of a packet already acknowledged: the same
+    r.onSent(0.102, 2, 1_000_000, 1000, true, true, false); // a number that could not be read: no new largest
+    r.onSent(0.103, 2, 7, 1000, true, true);
     const s = r.finish();
     expect(s.stats.reorderedPackets).toBe(2);
-    expect(s.stats.sentPackets).toBe(8);
+    expect(s.stats.sentPackets).toBe(10);
   });
 
   it('declares loss by time (9/8 x RTT) when the loss timer fires between packets', () => {
