@@ -32,6 +32,8 @@ import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
 export const AKAMAI = 'AkamaiCC-like';
 /** Packets a held level must keep queued above the BDP to be FAST's: twice Vegas's beta (4). */
 const MIN_QUEUED_PACKETS = 8;
+/** The held-level signature's defaults: a fresh model's, and those of model files written before it existed. */
+const HELD_DEFAULTS = { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS };
 
 const paramsSchema = z.object({
   rate: rateOptionsSchema,
@@ -53,7 +55,7 @@ const paramsSchema = z.object({
     minPlateauShare: z.number().min(0).max(1),
     /** Packets queued above the BDP the held level must show (when the capture measured the BDP): twice Vegas's beta. */
     minQueuedPackets: z.number().nonnegative().default(MIN_QUEUED_PACKETS),
-  }).default({ maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS }),
+  }).default(HELD_DEFAULTS),
 });
 export type AkamaiParams = z.infer<typeof paramsSchema>;
 
@@ -103,7 +105,7 @@ export const akamaiClassifier = defineClassifier<AkamaiParams>({
     maxPlateauSpread: 0.15,
     maxLevelDrift: 0.1,
     minPlateauShare: 0.6,
-    held: { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS },
+    held: { ...HELD_DEFAULTS },
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {
