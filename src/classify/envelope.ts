@@ -129,7 +129,12 @@ export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | und
     const vals = train.map((t) => t[j]).filter((v): v is number => v !== null);
     const lo = Math.min(...vals);
     const hi = Math.max(...vals);
-    if (a.upperOnly) return `${a.name} ${fmt(a, x[j])} (trained up to ${fmt(a, hi)})`;
+    // Under the largest trained value, an upper-only axis is far only from the training flows that share the flow's other conditions.
+    if (a.upperOnly) {
+      return (x[j] as number) > hi
+        ? `${a.name} ${fmt(a, x[j])} (trained up to ${fmt(a, hi)})`
+        : `${a.name} ${fmt(a, x[j])} (nearest trained conditions: ${fmt(a, nearest[j] ?? null)}; trained up to ${fmt(a, hi)} in all, not with this flow's other conditions)`;
+    }
     if (lo === hi) return `${a.name} ${fmt(a, x[j])} (trained ${fmt(a, lo)})`;
     if (a.name === 'SACK' || a.name === 'bytes in flight') return `${a.name} ${fmt(a, x[j])} (trained with both, not with this flow's other conditions)`;
     const within = (x[j] as number) >= lo && (x[j] as number) <= hi;

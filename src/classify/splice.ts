@@ -50,7 +50,7 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
   for (const c of classes) groupsPerLabel.set(labelOf(c.label), (groupsPerLabel.get(labelOf(c.label)) ?? 0) + 1);
   const labels = groupsPerLabel.size;
   const priced = classes.map((c) => ({ ...c, prior: 1 / (labels * groupsPerLabel.get(labelOf(c.label))!) }));
-  const lossBased: LossBasedParams = { ...b, gnb: { ...b.gnb, classes: priced } };
+  const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, (k) => !o.labels || o.labels(labelOf(k))), gnb: { ...b.gnb, classes: priced } };
   const examplesPerLabel = { ...base.trainedOn.examplesPerLabel };
   for (const [k, v] of Object.entries(extra.trainedOn.examplesPerLabel)) if (!o.labels || o.labels(k)) examplesPerLabel[k] = (examplesPerLabel[k] ?? 0) + v;
   const envelope = base.envelope && extra.envelope
@@ -70,4 +70,15 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
     },
   };
   return out;
+}
+
+/**
+ * Both models' link-idle maxima (the larger per class and profile; lossBased.ts `linkIdle`), with
+ * the base's margin. A base without them keeps none: its own groups' flows were never measured.
+ */
+function linkIdleOf(b: LossBasedParams, x: LossBasedParams, keep: (key: string) => boolean): Pick<LossBasedParams, 'linkIdle'> {
+  if (!b.linkIdle) return {};
+  const maxShare = { ...b.linkIdle.maxShare };
+  for (const [k, v] of Object.entries(x.linkIdle?.maxShare ?? {})) if (keep(k)) maxShare[k] = Math.max(maxShare[k] ?? 0, v);
+  return { linkIdle: { ...b.linkIdle, maxShare } };
 }

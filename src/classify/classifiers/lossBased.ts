@@ -25,6 +25,7 @@ import type { Json, JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
 import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
 import type { FlowFeatures } from '../features.js';
+import { LINK_IDLE_BELOW_BDP, linkIdleShare, profileOfGroup } from '../linkIdle.js';
 
 const paramsSchema = z.object({
   varSmoothing: z.number().nonnegative(),
@@ -55,6 +56,13 @@ const paramsSchema = z.object({
    * judge as they did).
    */
   nearerClassFactor: z.number().min(1).optional(),
+  /**
+   * Per `label@transport-profile` (linkIdle.ts profileOfGroup): the largest share of active time
+   * its training flows left the link idle, and the slack a flow gets above it. A subclass does not
+   * hold a flow that idles more (TCP-LP behind `video` read Westwood). Absent in models saved
+   * before session 36, and for a subclass whose profile has no measured training flow: no check.
+   */
+  linkIdle: z.object({ margin: z.number().nonnegative(), maxShare: z.record(z.string(), z.number().min(0).max(1)) }).optional(),
   gnb: gnbModelSchema,
 });
 export type LossBasedParams = z.infer<typeof paramsSchema>;
@@ -72,6 +80,8 @@ export interface LossPrediction {
   logLikelihood: Record<string, number>;
   /** Per label, how far inside its nearest group's gate (gnb.ts gateRatio; the smallest over its groups). */
   gateRatio: Record<string, number>;
+  /** Labels whose shapes held the flow but whose training flows never left the link that idle (linkIdle). */
+  idleBeyond: Record<string, { share: number; trained: number }>;
 }
 
 /**
@@ -110,10 +120,42 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   const p = predictGnb(sameTransport(params.gnb, f.transport), descriptorFor(params.gnb.featureNames, f.shape));
   const posterior: Record<string, number> = {};
   for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
-  const inDistribution = [...new Set(p.inDistribution.map(labelOf))].sort();
+  const idleBeyond: LossPrediction['idleBeyond'] = {};
+  const holds = (subclass: string): boolean => {
+    const trained = idleBoundOf(params, subclass);
+    const share = trained === undefined ? null : linkIdleShare(f);
+    if (share === null || trained === undefined || share <= trained + (params.linkIdle?.margin ?? 0)) return true;
+    idleBeyond[labelOf(subclass)] = { share, trained: Math.max(trained, idleBeyond[labelOf(subclass)]?.trained ?? 0) };
+    return false;
+  };
+  const inside = p.inDistribution.filter(holds);
+  const inDistribution = [...new Set(inside.map(labelOf))].sort();
+  for (const l of inDistribution) delete idleBeyond[l];
   const gateRatio: Record<string, number> = {};
-  for (const [k, v] of Object.entries(p.gateRatio)) gateRatio[labelOf(k)] = Math.min(gateRatio[labelOf(k)] ?? Infinity, v);
-  return { posterior, inDistribution, logLikelihood: p.logLikelihood, gateRatio };
+  // A subclass the idle check shut out is not "nearer" either (nearerClass).
+  for (const [k, v] of Object.entries(p.gateRatio)) gateRatio[labelOf(k)] = Math.min(gateRatio[labelOf(k)] ?? Infinity, inside.includes(k) || !p.inDistribution.includes(k) ? v : Infinity);
+  return { posterior, inDistribution, logLikelihood: p.logLikelihood, gateRatio, idleBeyond };
+}
+
+/** The largest link-idle share a subclass's training profile measured, if the model knows it. */
+function idleBoundOf(params: LossBasedParams, subclass: string): number | undefined {
+  const group = groupOf(subclass);
+  return group === undefined ? undefined : params.linkIdle?.maxShare[`${labelOf(subclass)}@${profileOfGroup(group)}`];
+}
+
+/**
+ * Per `label@transport-profile`, the largest link-idle share among training flows (linkIdle.ts);
+ * groups are `transport-profile[.suffix]`, examples without a measured share are skipped.
+ */
+export function linkIdleMaxima(flows: Iterable<{ label: string; group: string; features: FlowFeatures }>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { label, group, features } of flows) {
+    const share = linkIdleShare(features);
+    if (share === null) continue;
+    const key = `${label}${GROUP_SEPARATOR}${profileOfGroup(group)}`;
+    out[key] = Math.max(out[key] ?? 0, share);
+  }
+  return out;
 }
 
 /** A class whose trained flows hold the flow clearly more closely than the likeliest's do (nearerClassFactor), if any. */
@@ -166,11 +208,15 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     // with Westwood's flows 1.7-1.8x farther than NewReno's or HSTCP's; a factor of 1 (any
     // nearer class) also withheld right answers at near ties (0.08 vs 0.07); docs/benchmarks/conditions.md "Session 33".
     nearerClassFactor: 1.5,
+    // Margin 0.1: lab Westwood's share grew from 0.15 (trained, nebby-100) to 0.24 at 150 ms;
+    // TCP-LP sits at 0.31-0.51 (session 36, docs/benchmarks/conditions.md).
+    linkIdle: { margin: 0.1, maxShare: {} },
     gnb: { featureNames: [...FLOW_SHAPE_NAMES], classes: [] },
   }),
   fit(examples, params) {
     const xs: number[][] = [];
     const labels: string[] = [];
+    const idleFlows: { label: string; group: string; features: FlowFeatures }[] = [];
     for (const ex of examples) {
       // A flow that keeps its window through heavy loss (quinn's BBR: 44-88% lost) shows loss
       // recovery, not its controller's loss response; learning it widened its class over
@@ -178,6 +224,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       if (!judgeable(ex.features) || keepsWindowThroughLoss(ex.features)) continue;
       xs.push(ex.features.shape);
       labels.push(ex.group ? `${ex.label}${GROUP_SEPARATOR}${ex.group}` : ex.label);
+      if (ex.group) idleFlows.push({ label: ex.label, group: ex.group, features: ex.features });
     }
     if (xs.length === 0) return params;
     const gnb = fitGnb(xs, labels, {
@@ -196,7 +243,8 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       ...(params.oodNearest !== undefined ? { oodNearest: params.oodNearest } : {}),
       ...(params.oodUpperOnly !== undefined ? { oodUpperOnly: params.oodUpperOnly } : {}),
     };
-    return { ...params, gnb: { ...gnb, ...gate } };
+    const linkIdle = params.linkIdle ? { linkIdle: { ...params.linkIdle, maxShare: linkIdleMaxima(idleFlows) } } : {};
+    return { ...params, ...linkIdle, gnb: { ...gnb, ...gate } };
   },
   predict(features, params) {
     if (keepsWindowThroughLoss(features)) {
@@ -209,7 +257,10 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     const nearer = nearerClass(params, p, best[0]);
     const base = { classifier: 'loss-based', scope: 'flow' as const, posterior: p.posterior, inDistribution: p.inDistribution, ...(nearer ? { nearer } : {}) };
     let claim: Claim;
-    if (p.inDistribution.length === 0) claim = { ...base, label: UNKNOWN, confidence: 0, note: 'shape outside every trained class' };
+    if (p.idleBeyond[best[0]]) {
+      const { share, trained } = p.idleBeyond[best[0]];
+      claim = { ...base, label: UNKNOWN, confidence: 0, note: `likeliest ${best[0]} (${best[1].toFixed(2)}) but the flow left the link idle ${(100 * share).toFixed(0)}% of its active time (under ${LINK_IDLE_BELOW_BDP} BDP; ${best[0]}'s training flows at most ${(100 * trained).toFixed(0)}%): a controller that yields the link` };
+    } else if (p.inDistribution.length === 0) claim = { ...base, label: UNKNOWN, confidence: 0, note: 'shape outside every trained class' };
     else if (!p.inDistribution.includes(best[0])) {
       // The likeliest class does not hold this shape; the ones that do are unlikely: no answer.
       claim = { ...base, label: UNKNOWN, confidence: 0, note: `likeliest ${best[0]} (${best[1].toFixed(2)}) but outside its trained shapes; inside only ${p.inDistribution.join(', ')}` };
@@ -232,6 +283,8 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     return {
       descriptor,
       segmentBytes: features.segmentBytes,
+      linkIdleShare: jsonNumber(linkIdleShare(features) ?? NaN),
+      ...(p && Object.keys(p.idleBeyond).length ? { idleBeyond: Object.fromEntries(Object.entries(p.idleBeyond).map(([k, v]) => [k, { share: jsonNumber(v.share), trained: jsonNumber(v.trained) }])) } : {}),
       classes: [...new Set(params.gnb.classes.map((c) => labelOf(c.label)))],
       ...(p ? { posterior: round(p.posterior), logLikelihood: round(p.logLikelihood), inDistribution: p.inDistribution } : {}),
       ...(skipped ? { skipped: NO_LOSS_RESPONSE } : {}),

@@ -40,6 +40,17 @@ describe('the conditions envelope', () => {
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.03 })).reason).toMatch(/loss before the capture point/);
   });
 
+  it('an upper-only value under the largest trained one is far only in combination, and says so', () => {
+    // Needless resends trained at 95% only with a 256-segment BDP: 25% at 16 segments is under
+    // what training saw in all, yet far from the 16-segment training flow (0%).
+    const combos = fitEnvelope([lab(), lab({ bdpPackets: 256, needlessResendShare: 0.95 })]);
+    const c = checkEnvelope(combos, lab({ needlessResendShare: 0.25 }));
+    expect(c.inside).toBe(false);
+    expect(c.reason).toMatch(/needless resends 25\.0% of resends \(nearest trained conditions: 0\.0% of resends; trained up to 95\.0% of resends in all, not with this flow's other conditions\)/);
+    expect(checkEnvelope(combos, lab({ needlessResendShare: 0.99, bdpPackets: 256 })).inside).toBe(true);
+    expect(checkEnvelope(combos, lab({ reorderShare: 0.3 })).reason).toMatch(/reordering 30\.0% of packets \(trained up to 0\.0% of packets\)$/);
+  });
+
   it('when one axis is far from every training flow, the reason names the other axes of the flow nearest on them only', () => {
     // Reordering at 20% is 20 units from both training flows; the first is also far on BDP, the
     // second is not: the reason must not blame the BDP.

@@ -1,0 +1,18 @@
+import { defineGrid } from 'ccbrowse';
+
+// The open set (controllers no class is trained on) on held-out conditions: a correct answer is
+// Unknown or the stranger's design family, never a confident wrong label. Chosen (session 36)
+// after the link-idle bound (lossBased.ts linkIdle) was set and before either was measured; the
+// same conditions as grid-heldout.ts `h-video-50j` and `h-rtt-90` for the trained controllers.
+export default defineGrid({
+  name: 'ho',
+  lab: 'labs/open-set.ts',
+  origins: ['tcp-lp', 'tcp-cdg', 'tcp-hybla', 'tcp-nv', 'tcp-dctcp'],
+  base: { path: { rttMs: 10 }, profiles: ['nebby-50', 'nebby-100'], host: { concurrency: 4 } },
+  runs: 2,
+  seconds: 30,
+  conditions: [
+    { id: 'ho-video-50j', axis: 'profile', value: 'video, 50 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 50, jitterMs: 1 } },
+    { id: 'ho-rtt-90', axis: 'server-rtt', value: '90 ms', path: { rttMs: 90 } },
+  ],
+});

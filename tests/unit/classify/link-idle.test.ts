@@ -1,0 +1,94 @@
+/**
+ * A class's learned shapes stand only for flows that leave the link idle about as often as its
+ * training flows did (linkIdle.ts, lossBased.ts `linkIdle`). The fixture: open-set TCP-LP behind
+ * `video`, which read Westwood at 1.00 before the bound (session 35: 4 of 4, 0.83-0.85 calibrated),
+ * and two lab Westwood flows that must keep their answer: one behind `video` (a training round) and
+ * one through nebby-100 with the server 150 ms away, the idlest Westwood the stored sets hold.
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { classifyFlow, type Model } from '../../../src/classify/index.js';
+import { linkIdleMaxima, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
+import { extractFlowFeatures, type FlowFeatures } from '../../../src/classify/features.js';
+import { LINK_IDLE_BELOW_BDP, linkIdleShare } from '../../../src/classify/linkIdle.js';
+import { spliceModels } from '../../../src/classify/splice.js';
+import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { shippedModel } from './shippedModel.js';
+
+const FIXTURE = new URL('../../fixtures/lab-series/link-idle.json.gz', import.meta.url);
+const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+const flow = (label: string, profile: string) => flows.find((f) => f.label === label && f.profile === profile)!;
+const lossEvidence = (v: ReturnType<typeof classifyFlow>) =>
+  (v.evidence as { classifiers?: Record<string, Record<string, unknown>> } | undefined)?.classifiers?.['loss-based'];
+const withoutBound = (m: Model): Model => {
+  const { linkIdle: _dropped, ...lb } = m.classifiers['loss-based'] as LossBasedParams;
+  return { ...m, classifiers: { ...m.classifiers, 'loss-based': lb } };
+};
+
+/** Features of a flat grid at `levels` (bytes) with a 10-segment BDP of 1000-byte segments. */
+function grid(levels: number[], pipe: FlowFeatures['pipe'] = { bdpPackets: 10, segmentBytes: 1000 }, mask?: number[]) {
+  return { y: Float64Array.from(levels), mask: Uint8Array.from(mask ?? levels.map(() => 0)), slowStartEnd: 0, pipe };
+}
+
+describe('link-idle share', () => {
+  it('counts the judged points under the threshold share of the BDP, skipping excluded ones', () => {
+    const below = LINK_IDLE_BELOW_BDP * 10_000 - 1;
+    const levels = [...Array(60).fill(12_000), ...Array(40).fill(below)];
+    expect(linkIdleShare(grid(levels))).toBeCloseTo(0.4, 6);
+    // Application-limited (1) or idle (2) points are not the controller's choice.
+    expect(linkIdleShare(grid(levels, undefined, [...Array(60).fill(0), ...Array(40).fill(1)]))).toBe(0);
+    // Too few judged points measure nothing.
+    expect(linkIdleShare(grid(levels, undefined, [...Array(60).fill(2), ...Array(40).fill(0)]))).toBeNull();
+  });
+
+  it('is not measured without the pipe the capture measured', () => {
+    expect(linkIdleShare(grid(Array(100).fill(1000), null))).toBeNull();
+  });
+
+  it('keeps the largest share per class and profile, whatever the group suffix', () => {
+    const f = (share: number) => grid([...Array(Math.round(100 * (1 - share))).fill(20_000), ...Array(Math.round(100 * share)).fill(100)]) as unknown as FlowFeatures;
+    const m = linkIdleMaxima([
+      { label: 'Westwood', group: 'tcp-video.video', features: f(0.05) },
+      { label: 'Westwood', group: 'tcp-video.dist', features: f(0.12) },
+      { label: 'Westwood', group: 'tcp-nebby-50', features: f(0.2) },
+    ]);
+    expect(m).toEqual({ 'Westwood@tcp-video': 0.12, 'Westwood@tcp-nebby-50': 0.2 });
+  });
+});
+
+describe('the link-idle bound in the shipped model', () => {
+  const model = shippedModel();
+
+  it('withholds Westwood from TCP-LP behind video, which the shapes alone still name', () => {
+    const lp = toSeries(flow('LP', 'video'));
+    const before = classifyFlow(lp, withoutBound(model));
+    expect(before.label).toBe('Westwood');
+    const v = classifyFlow(lp, model);
+    expect(v.label).toBe('Unknown');
+    expect(v.reason).toMatch(/likeliest Westwood .* left the link idle 3\d% of its active time/);
+    expect(lossEvidence(v)!.linkIdleShare as number).toBeGreaterThan(0.3);
+  });
+
+  it('keeps Westwood for lab Westwood behind video and 150 ms away through nebby-100', () => {
+    for (const profile of ['video', 'nebby-100']) {
+      const v = classifyFlow(toSeries(flow('Westwood', profile)), model);
+      expect(v.label).toBe('Westwood');
+      expect(lossEvidence(v)!.idleBeyond).toBeUndefined();
+    }
+  });
+
+  it('a model spliced with another keeps the larger share per class and profile', () => {
+    const lb = model.classifiers['loss-based'] as LossBasedParams;
+    const extra: Model = { ...model, classifiers: { ...model.classifiers, 'loss-based': { ...lb, linkIdle: { margin: 0.5, maxShare: { 'Westwood@tcp-video': 0.9 } } } } };
+    const spliced = spliceModels(model, extra).classifiers['loss-based'] as LossBasedParams;
+    expect(spliced.linkIdle!.maxShare['Westwood@tcp-video']).toBe(0.9);
+    expect(spliced.linkIdle!.margin).toBe(lb.linkIdle!.margin);
+    expect(spliced.linkIdle!.maxShare['Westwood@tcp-nebby-100']).toBe(lb.linkIdle!.maxShare['Westwood@tcp-nebby-100']);
+  });
+
+  it('measures the share from the features the classifier judges (same pipeline)', () => {
+    const f = extractFlowFeatures(toSeries(flow('Westwood', 'video')), model.pipeline);
+    expect(linkIdleShare(f)).toBeLessThan(0.1);
+  });
+});
