@@ -57,5 +57,10 @@ export default defineGrid({
     // Nebby profiles 90 ms away (Westwood leaves the link idler the farther the server).
     { id: 'h-video-50j', axis: 'profile', value: 'video, 50 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 50, jitterMs: 1 } },
     { id: 'h-rtt-90', axis: 'server-rtt', value: '90 ms', path: { rttMs: 90 } },
+    // Chosen (session 36) to test a calibrated 0.85 floor for single-profile answers (the
+    // calibration's minAnswerSingle; not taken: it withheld 2 right answers here and no wrong one),
+    // before either was measured: `video` nearer and farther than any video condition held out so far.
+    { id: 'h-video-15j', axis: 'profile', value: 'video, 15 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 15, jitterMs: 1 } },
+    { id: 'h-video-70', axis: 'profile', value: 'video, 70 ms', profiles: ['video'], path: { rttMs: 70 } },
   ],
 });
