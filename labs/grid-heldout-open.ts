@@ -2,8 +2,9 @@ import { defineGrid } from 'ccbrowse';
 
 // The open set (controllers no class is trained on) on held-out conditions: a correct answer is
 // Unknown or the stranger's design family, never a confident wrong label. Chosen (session 36)
-// after the link-idle bound (lossBased.ts linkIdle) was set and before either was measured; the
-// same conditions as grid-heldout.ts `h-video-50j` and `h-rtt-90` for the trained controllers.
+// after the link-idle bound (lossBased.ts linkIdle) was written and before either was measured
+// (its threshold and margin were set while these ran, before their results were read); the same
+// conditions as grid-heldout.ts `h-video-50j` and `h-rtt-90` for the trained controllers.
 export default defineGrid({
   name: 'ho',
   lab: 'labs/open-set.ts',

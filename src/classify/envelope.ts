@@ -129,9 +129,9 @@ export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | und
     const vals = train.map((t) => t[j]).filter((v): v is number => v !== null);
     const lo = Math.min(...vals);
     const hi = Math.max(...vals);
-    // Under the largest trained value, an upper-only axis is far only from the training flows that share the flow's other conditions.
+    // Within a unit of the largest trained value, an upper-only axis is far only from the training flows that share the flow's other conditions.
     if (a.upperOnly) {
-      return (x[j] as number) > hi
+      return ((x[j] as number) - hi) / a.scale > 1
         ? `${a.name} ${fmt(a, x[j])} (trained up to ${fmt(a, hi)})`
         : `${a.name} ${fmt(a, x[j])} (nearest trained conditions: ${fmt(a, nearest[j] ?? null)}; trained up to ${fmt(a, hi)} in all, not with this flow's other conditions)`;
     }

@@ -183,7 +183,7 @@ const BACKOFF_DEFINED = new Set(['NewReno', 'CUBIC', 'BIC', 'HTCP', 'HSTCP', 'Sc
  * class's trained flows lie clearly nearer the flow (lossBased nearerClassFactor: the pick then
  * rests on the Gaussians' tails).
  */
-const favours = (c: Claim, label: string): boolean => likeliest(c.posterior ?? {})[0] === label && c.nearer === undefined;
+const favours = (c: Claim, label: string): boolean => likeliest(c.posterior ?? {})[0] === label && c.nearer === undefined && !c.idleBeyond?.includes(label);
 
 /**
  * Why a controller defined by its back-offs is not named from flows that never backed off, or
@@ -231,11 +231,15 @@ const MIN_COMBINED_POSTERIOR = 0.7;
  */
 export function combineLossPosteriors(verdicts: Verdict[]): { label: string; confidence: number; posterior: Record<string, number>; judged: number; note?: string } | null {
   // A profile whose flow lies outside every trained class gives no evidence either way.
-  // Nor does one whose flow was too short or request-limited to read a shape from.
-  const claims = verdicts
+  // Nor does one whose flow was too short or request-limited to read a shape from. One whose
+  // flow left the link idler than a class's training flows did vetoes that class (linkIdle.ts):
+  // yielding the link is a signature of its own, not a missing shape.
+  const judgedClaims = verdicts
     .filter((v) => v.kind !== 'application-limited' && v.kind !== 'short-flow')
     .map(lossClaimOf)
-    .filter((c): c is Claim => c !== undefined && (c.inDistribution ?? []).length > 0);
+    .filter((c): c is Claim => c !== undefined);
+  const vetoed = new Set(judgedClaims.flatMap((c) => c.idleBeyond ?? []));
+  const claims = judgedClaims.filter((c) => (c.inDistribution ?? []).length > 0);
   if (claims.length === 0) return null;
   const logp: Record<string, number> = {};
   for (const c of claims) for (const [k, v] of Object.entries(c.posterior ?? {})) logp[k] = (logp[k] ?? 0) + Math.log(v + 1e-12);
@@ -245,11 +249,13 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
   const posterior: Record<string, number> = {};
   for (const k of Object.keys(logp)) posterior[k] = Math.exp(logp[k] - m) / z;
   const [best, p] = likeliest(posterior);
-  const inside = claims.every((c) => (c.inDistribution ?? []).includes(best));
+  const inside = claims.every((c) => (c.inDistribution ?? []).includes(best)) && !vetoed.has(best);
   const favoured = claims.some((c) => favours(c, best));
   const alone = growthAlone(verdicts, claims.length);
   const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR && !alone ? best : UNKNOWN;
-  const note = !inside
+  const note = vetoed.has(best)
+    ? `${best}'s training flows never left the link as idle as this flow did in a profile (a controller that yields the link)`
+    : !inside
     ? `${best} lies outside its trained shapes in a profile`
     : !favoured
       ? nearerNote(claims, best) ?? `no profile on its own found ${best} likeliest`

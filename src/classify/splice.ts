@@ -50,7 +50,8 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
   for (const c of classes) groupsPerLabel.set(labelOf(c.label), (groupsPerLabel.get(labelOf(c.label)) ?? 0) + 1);
   const labels = groupsPerLabel.size;
   const priced = classes.map((c) => ({ ...c, prior: 1 / (labels * groupsPerLabel.get(labelOf(c.label))!) }));
-  const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, (k) => !o.labels || o.labels(labelOf(k))), gnb: { ...b.gnb, classes: priced } };
+  const kept = (key: string) => (!o.labels || o.labels(labelOf(key))) && (!o.groups || o.groups(groupOf(key)));
+  const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept), gnb: { ...b.gnb, classes: priced } };
   const examplesPerLabel = { ...base.trainedOn.examplesPerLabel };
   for (const [k, v] of Object.entries(extra.trainedOn.examplesPerLabel)) if (!o.labels || o.labels(k)) examplesPerLabel[k] = (examplesPerLabel[k] ?? 0) + v;
   const envelope = base.envelope && extra.envelope
@@ -75,6 +76,8 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
 /**
  * Both models' link-idle maxima (the larger per class and profile; lossBased.ts `linkIdle`), with
  * the base's margin. A base without them keeps none: its own groups' flows were never measured.
+ * Kept per profile, not per group: an added group that replaces a base group of the same name
+ * (no suffix) still leaves the base's maximum for that profile.
  */
 function linkIdleOf(b: LossBasedParams, x: LossBasedParams, keep: (key: string) => boolean): Pick<LossBasedParams, 'linkIdle'> {
   if (!b.linkIdle) return {};

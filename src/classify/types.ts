@@ -26,6 +26,8 @@ export interface Claim {
   gateRatio?: number;
   /** A class whose training flows lie clearly nearer the flow than the likeliest class's (lossBased nearerClassFactor). */
   nearer?: string;
+  /** Classes whose shapes held the flow but whose training flows never left the link that idle (lossBased linkIdle): a veto in the fusion too. */
+  idleBeyond?: string[];
   note?: string;
 }
 

@@ -124,6 +124,7 @@ const claimSchema = z.object({
   inDistribution: z.array(z.string()).optional(),
   gateRatio: z.number().optional(),
   nearer: z.string().optional(),
+  idleBeyond: z.array(z.string()).optional(),
   note: z.string().optional(),
 });
 

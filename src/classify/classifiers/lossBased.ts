@@ -121,10 +121,12 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   const posterior: Record<string, number> = {};
   for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
   const idleBeyond: LossPrediction['idleBeyond'] = {};
+  let measured: number | null | undefined;
   const holds = (subclass: string): boolean => {
     const trained = idleBoundOf(params, subclass);
-    const share = trained === undefined ? null : linkIdleShare(f);
-    if (share === null || trained === undefined || share <= trained + (params.linkIdle?.margin ?? 0)) return true;
+    if (trained === undefined) return true;
+    const share = (measured ??= linkIdleShare(f));
+    if (share === null || share <= trained + (params.linkIdle?.margin ?? 0)) return true;
     idleBeyond[labelOf(subclass)] = { share, trained: Math.max(trained, idleBeyond[labelOf(subclass)]?.trained ?? 0) };
     return false;
   };
@@ -132,7 +134,8 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   const inDistribution = [...new Set(inside.map(labelOf))].sort();
   for (const l of inDistribution) delete idleBeyond[l];
   const gateRatio: Record<string, number> = {};
-  // A subclass the idle check shut out is not "nearer" either (nearerClass).
+  // A subclass the idle check shut out is not "nearer" either (nearerClass), and a label's own
+  // ratio is then its remaining groups' (the claim's gateRatio, a calibration input, follows).
   for (const [k, v] of Object.entries(p.gateRatio)) gateRatio[labelOf(k)] = Math.min(gateRatio[labelOf(k)] ?? Infinity, inside.includes(k) || !p.inDistribution.includes(k) ? v : Infinity);
   return { posterior, inDistribution, logLikelihood: p.logLikelihood, gateRatio, idleBeyond };
 }
@@ -140,7 +143,7 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
 /** The largest link-idle share a subclass's training profile measured, if the model knows it. */
 function idleBoundOf(params: LossBasedParams, subclass: string): number | undefined {
   const group = groupOf(subclass);
-  return group === undefined ? undefined : params.linkIdle?.maxShare[`${labelOf(subclass)}@${profileOfGroup(group)}`];
+  return group === undefined ? undefined : params.linkIdle?.maxShare[`${labelOf(subclass)}${GROUP_SEPARATOR}${profileOfGroup(group)}`];
 }
 
 /**
@@ -209,7 +212,8 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     // nearer class) also withheld right answers at near ties (0.08 vs 0.07); docs/benchmarks/conditions.md "Session 33".
     nearerClassFactor: 1.5,
     // Margin 0.1: lab Westwood's share grew from 0.15 (trained, nebby-100) to 0.24 at 150 ms;
-    // TCP-LP sits at 0.31-0.51 (session 36, docs/benchmarks/conditions.md).
+    // TCP-LP sits at 0.31-0.33 behind `video` and mostly 0.37-0.51 behind the Nebby profiles (one
+    // flow at 0.17, inside Westwood's bound there; session 36, docs/benchmarks/conditions.md).
     linkIdle: { margin: 0.1, maxShare: {} },
     gnb: { featureNames: [...FLOW_SHAPE_NAMES], classes: [] },
   }),
@@ -255,7 +259,8 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     if (!p) return [];
     const best = Object.entries(p.posterior).reduce((a, b) => (b[1] > a[1] ? b : a));
     const nearer = nearerClass(params, p, best[0]);
-    const base = { classifier: 'loss-based', scope: 'flow' as const, posterior: p.posterior, inDistribution: p.inDistribution, ...(nearer ? { nearer } : {}) };
+    const idle = Object.keys(p.idleBeyond).sort();
+    const base = { classifier: 'loss-based', scope: 'flow' as const, posterior: p.posterior, inDistribution: p.inDistribution, ...(nearer ? { nearer } : {}), ...(idle.length ? { idleBeyond: idle } : {}) };
     let claim: Claim;
     if (p.idleBeyond[best[0]]) {
       const { share, trained } = p.idleBeyond[best[0]];

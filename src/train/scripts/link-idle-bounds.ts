@@ -9,15 +9,16 @@
  * WHY a script: the shipped model's learned classes were trained before the share existed (a
  * model trained since measures it in fit()). Only its later groups' rounds remain (the video,
  * quiet17 and dist groups); its first groups borrow the bound their profile's other groups
- * measured (profileOfGroup). Flows the loss-based classifier does not train on (a window kept
- * through heavy loss) and labels the model has no learned class for are skipped.
+ * measured (profileOfGroup). The rounds are trained exactly as add-lab-rounds.ts trains groups
+ * (add-groups.ts: disturbed traces left out, the same gates and flows as fit()), and only the
+ * maxima of labels the model has learned classes for are kept.
  */
 import { loadModel, saveModel } from '../../classify/index.js';
-import { extractFlowFeatures } from '../../classify/features.js';
-import { linkIdleMaxima, type LossBasedParams } from '../../classify/classifiers/lossBased.js';
-import { keepsWindowThroughLoss } from '../../classify/classifiers/lossAgnostic.js';
+import { labelOf, type LossBasedParams } from '../../classify/classifiers/lossBased.js';
+import { disturbedReason } from '../../classify/disturbance.js';
 import { requireFlag, takeFlag } from '../../util/script-args.js';
-import { loadDatasets, toSeries } from '../dataset.js';
+import { loadDatasets } from '../dataset.js';
+import { trainFromEntries } from '../train.js';
 
 const USAGE = 'src/train/scripts/link-idle-bounds.ts';
 const args = process.argv.slice(2);
@@ -30,14 +31,14 @@ if (!(margin >= 0 && margin < 1)) throw new Error(`--margin ${margin}: a share b
 const model = loadModel(modelPath);
 const lossBased = model.classifiers['loss-based'] as LossBasedParams | undefined;
 if (!lossBased) throw new Error(`${modelPath} has no loss-based classifier`);
-const learned = new Set(model.classes);
-const flows = loadDatasets(train)
-  .filter((e) => learned.has(e.label))
-  .map((e) => ({ label: e.label, group: `${e.protocol}-${e.profile}`, features: extractFlowFeatures({ ...toSeries(e), transport: e.protocol }, model.pipeline) }))
-  .filter((f) => !keepsWindowThroughLoss(f.features));
-const maxShare = linkIdleMaxima(flows);
+const all = loadDatasets(train);
+const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
+const trained = trainFromEntries(entries, { source: train, pipeline: model.pipeline });
+const learned = new Set(lossBased.gnb.classes.map((c) => labelOf(c.label)));
+const measured = (trained.classifiers['loss-based'] as LossBasedParams).linkIdle?.maxShare ?? {};
+const maxShare = Object.fromEntries(Object.entries(measured).filter(([k]) => learned.has(labelOf(k))));
 model.classifiers['loss-based'] = { ...lossBased, linkIdle: { margin, maxShare } };
-model.note = `${model.note}; link-idle bound (margin ${margin}) from ${flows.length} training flows (${train})`;
+model.note = `${model.note}; link-idle bound (margin ${margin}) from ${entries.length} training traces (${train})`;
 saveModel(model, out);
 for (const [k, v] of Object.entries(maxShare).sort()) console.log(`${k.padEnd(28)} ${v.toFixed(3)}`);
-console.log(`${Object.keys(maxShare).length} class/profile bounds from ${flows.length} flows -> ${out}`);
+console.log(`${Object.keys(maxShare).length} class/profile bounds from ${entries.length} traces (${all.length - entries.length} disturbed left out) -> ${out}`);

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { classifyFlow, type Model } from '../../../src/classify/index.js';
+import { classifyFlow, fuseProfiles, type Model } from '../../../src/classify/index.js';
 import { linkIdleMaxima, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
 import { extractFlowFeatures, type FlowFeatures } from '../../../src/classify/features.js';
 import { LINK_IDLE_BELOW_BDP, linkIdleShare } from '../../../src/classify/linkIdle.js';
@@ -74,8 +74,24 @@ describe('the link-idle bound in the shipped model', () => {
     for (const profile of ['video', 'nebby-100']) {
       const v = classifyFlow(toSeries(flow('Westwood', profile)), model);
       expect(v.label).toBe('Westwood');
-      expect(lossEvidence(v)!.idleBeyond).toBeUndefined();
+      expect((lossEvidence(v)!.idleBeyond as Record<string, unknown> | undefined)?.Westwood).toBeUndefined();
     }
+  });
+
+  it('a profile whose flow left the link idler than a class\'s training flows vetoes it in the fusion', () => {
+    // Two looks at one server, one yielding the link (LP) and one not (Westwood): the second alone
+    // would name Westwood; the first's veto must hold in the fused verdict.
+    const lp = classifyFlow(toSeries(flow('LP', 'video')), model);
+    const ww = classifyFlow(toSeries(flow('Westwood', 'video')), model);
+    const claimOf = (v: typeof lp) => v.evidence!.claims.find((c) => c.classifier === 'loss-based')!;
+    expect(claimOf(lp).idleBeyond).toEqual(['Westwood']);
+    const fused = fuseProfiles([lp, ww]);
+    expect(fused.label).toBe('Unknown');
+    expect(fused.reason).toMatch(/Westwood's training flows never left the link as idle/);
+    // Without the veto the same two verdicts read Westwood.
+    const { idleBeyond: _dropped, ...bare } = claimOf(lp);
+    const unvetoed = { ...lp, evidence: { ...lp.evidence!, claims: lp.evidence!.claims.map((c) => (c.classifier === 'loss-based' ? bare : c)) } };
+    expect(fuseProfiles([unvetoed, ww]).label).toBe('Westwood');
   });
 
   it('a model spliced with another keeps the larger share per class and profile', () => {
@@ -87,8 +103,15 @@ describe('the link-idle bound in the shipped model', () => {
     expect(spliced.linkIdle!.maxShare['Westwood@tcp-nebby-100']).toBe(lb.linkIdle!.maxShare['Westwood@tcp-nebby-100']);
   });
 
-  it('measures the share from the features the classifier judges (same pipeline)', () => {
-    const f = extractFlowFeatures(toSeries(flow('Westwood', 'video')), model.pipeline);
-    expect(linkIdleShare(f)).toBeLessThan(0.1);
+  it('the evidence carries the share the bound was held against (the classifier\'s own features)', () => {
+    const series = toSeries(flow('LP', 'video'));
+    const share = linkIdleShare(extractFlowFeatures(series, model.pipeline));
+    expect(share).toBeGreaterThan(0.3);
+    expect(lossEvidence(classifyFlow(series, model))!.linkIdleShare).toBeCloseTo(share!, 3);
+  });
+
+  it('a model without the bound records no veto', () => {
+    const v = classifyFlow(toSeries(flow('LP', 'video')), withoutBound(model));
+    expect(lossEvidence(v)!.idleBeyond).toBeUndefined();
   });
 });
