@@ -18,6 +18,7 @@ import { checkEnvelope } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { hstcpWithheld } from './hstcp.js';
+import { lossResponseWithheld } from './lossResponse.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -148,6 +149,12 @@ export function renoRegimeHstcp(d: FlowDecision, explained: Record<string, JsonO
   return why ? { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `${why}; the learned shape said HSTCP (${d.confidence.toFixed(2)})` } : d;
 }
 
+/** An answer told by a loss response from a flow that showed none is Unknown (lossResponse.ts). */
+export function noLossResponse(d: FlowDecision, explained: Record<string, JsonObject>): FlowDecision {
+  const why = d.kind === 'cca' ? lossResponseWithheld(d.label, [explained]) : null;
+  return why ? { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `${why}; the learned shape said ${d.label} (${d.confidence.toFixed(2)})` } : d;
+}
+
 /** What a caller knows of a measurement beyond its series. */
 export interface ClassifyContext {
   /** How the measuring host disturbed the bottleneck during the flow (the delay line's late releases). */
@@ -235,7 +242,7 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     explained[c.name] = c.explain(f, params);
   }
   // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
-  const d = renoRegimeHstcp(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained);
+  const d = noLossResponse(renoRegimeHstcp(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained), explained);
   return {
     schemaVersion: 1,
     label: d.label,

@@ -11,6 +11,7 @@ import { AKAMAI } from './classifiers/akamai.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
 import { hstcpWithheld } from './hstcp.js';
+import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
 
 export interface FlowDecision {
@@ -170,13 +171,6 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
   const lone = loneAnswer(label, profiles, lossOnly);
   return lone && lone.naming > 0 && lone.othersSilent ? lone.surest : null;
 }
-
-/**
- * Controllers told apart by how they back off after a loss (AIMD and probing designs), unlike
- * the delay- and model-based ones (Vegas, BBR, Copa, FAST), whose flat or unlossy shape is their
- * signature.
- */
-const BACKOFF_DEFINED = new Set(['NewReno', 'CUBIC', 'BIC', 'HTCP', 'HSTCP', 'Scalable', 'Illinois', 'Westwood', 'Veno', 'YeAH']);
 
 /**
  * A profile's loss-based claim favours `label`: its likeliest class on its own, where no other
@@ -373,6 +367,8 @@ function fuseJudged(all: Verdict[]): Verdict {
   }
   const hstcpWhy = labels.length === 1 ? hstcpWithheld(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
   if (hstcpWhy) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: hstcpWhy };
+  const lossWhy = labels.length === 1 ? lossResponseWithheld(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
+  if (lossWhy) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: lossWhy };
   if (labels.length === 1 && labels[0] === BBR_V1) {
     const unbacked = bbrV1Unbacked(verdicts);
     if (unbacked) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unbacked };

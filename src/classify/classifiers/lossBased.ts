@@ -288,6 +288,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     return {
       descriptor,
       segmentBytes: features.segmentBytes,
+      lostBytes: features.loss ? features.loss.lostBytes : null,
       linkIdleShare: jsonNumber(linkIdleShare(features) ?? NaN),
       ...(p && Object.keys(p.idleBeyond).length ? { idleBeyond: Object.fromEntries(Object.entries(p.idleBeyond).map(([k, v]) => [k, { share: jsonNumber(v.share), trained: jsonNumber(v.trained) }])) } : {}),
       classes: [...new Set(params.gnb.classes.map((c) => labelOf(c.label)))],
