@@ -6,7 +6,7 @@ import type { BifSeries } from '../trace/types.js';
 import type { PipelineConfig } from './config.js';
 import { EXCLUDED_APP_LIMITED, EXCLUDED_NONE } from './exclusion.js';
 import { activeCount, extractFlowFeatures, type FlowFeatures } from './features.js';
-import { decideFromClaims, type FlowDecision } from './fusion.js';
+import { decideFromClaims, signatureNotShown, type FlowDecision } from './fusion.js';
 import { jsonNumber, type JsonObject } from './json.js';
 import type { Model } from './model.js';
 import { classifierRegistry } from './registry.js';
@@ -17,8 +17,6 @@ import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type Segmen
 import { checkEnvelope } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
-import { hstcpWithheld } from './hstcp.js';
-import { lossResponseWithheld } from './lossResponse.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -143,15 +141,9 @@ export function unbackedBbrV1(d: FlowDecision, bbrEvidence: JsonObject | undefin
     reason: `BBR-like, version not shown: the learned shape says BBRv1 (${d.confidence.toFixed(2)}) but the trace has ${b.v1Backing} (BBRv2/v3 and delay-based controllers look like this)` };
 }
 
-/** An HSTCP answer from a flow whose back-offs halve the window is Unknown (hstcp.ts). */
-export function renoRegimeHstcp(d: FlowDecision, explained: Record<string, JsonObject>): FlowDecision {
-  const why = d.kind === 'cca' ? hstcpWithheld(d.label, [explained]) : null;
-  return why ? { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `${why}; the learned shape said HSTCP (${d.confidence.toFixed(2)})` } : d;
-}
-
-/** An answer told by a loss response from a flow that showed none is Unknown (lossResponse.ts). */
-export function noLossResponse(d: FlowDecision, explained: Record<string, JsonObject>): FlowDecision {
-  const why = d.kind === 'cca' ? lossResponseWithheld(d.label, [explained]) : null;
+/** An answer whose own signature the trace does not show is Unknown (fusion.ts signatureNotShown). */
+function unshownSignature(d: FlowDecision, explained: Record<string, JsonObject>): FlowDecision {
+  const why = d.kind === 'cca' ? signatureNotShown(d.label, [explained]) : null;
   return why ? { label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `${why}; the learned shape said ${d.label} (${d.confidence.toFixed(2)})` } : d;
 }
 
@@ -242,7 +234,7 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     explained[c.name] = c.explain(f, params);
   }
   // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
-  const d = noLossResponse(renoRegimeHstcp(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained), explained);
+  const d = unshownSignature(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained);
   return {
     schemaVersion: 1,
     label: d.label,

@@ -4,7 +4,7 @@
  * claims give 'Unknown'. Across network profiles of one measurement: agreeing CCA
  * verdicts reinforce each other, disagreeing ones give 'Unknown'.
  */
-import { jsonNumber } from './json.js';
+import { jsonNumber, type JsonObject } from './json.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind } from './verdict.js';
 import { AKAMAI } from './classifiers/akamai.js';
@@ -170,6 +170,16 @@ export function loneProfileDoubt(label: string, profiles: ProfileAnswer[], lossO
 export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], lossOnly: boolean): number | null {
   const lone = loneAnswer(label, profiles, lossOnly);
   return lone && lone.naming > 0 && lone.othersSilent ? lone.surest : null;
+}
+
+/**
+ * Why an answer cannot stand because the trace does not show its own signature, or null: HSTCP
+ * from back-offs that halve the window (hstcp.ts), a controller told by its loss response from a
+ * flow that showed none (lossResponse.ts). A flow verdict passes its own classifiers' explain()
+ * output (classifyFlow.ts), a fused verdict each judged profile's.
+ */
+export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
+  return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers);
 }
 
 /**
@@ -365,10 +375,8 @@ function fuseJudged(all: Verdict[]): Verdict {
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
       reason: `window kept through heavy loss in only ${verdicts.filter(keptWindow).length} of ${verdicts.length} profiles, and the other profile's flow, judged by its shape, matched no BBR class (${verdicts.map((v) => v.label).join(', ')})` };
   }
-  const hstcpWhy = labels.length === 1 ? hstcpWithheld(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
-  if (hstcpWhy) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: hstcpWhy };
-  const lossWhy = labels.length === 1 ? lossResponseWithheld(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
-  if (lossWhy) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: lossWhy };
+  const unshown = labels.length === 1 ? signatureNotShown(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
+  if (unshown) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unshown };
   if (labels.length === 1 && labels[0] === BBR_V1) {
     const unbacked = bbrV1Unbacked(verdicts);
     if (unbacked) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unbacked };

@@ -8,10 +8,11 @@
  * the model knows keep the pipe full (their back-offs start from a full buffer). Behind `video`,
  * open-set TCP-LP read Westwood 4 of 4 at 0.83-0.85 calibrated (session 35): its shape fell inside
  * Westwood's, but it held under 0.65 BDP 31-33% of its active time, Westwood's training flows at
- * most 5% there and 15% behind the Nebby profiles. A class's learned shapes stand only for flows that leave the link idle about as
- * often as its training flows did (lossBased.ts, `linkIdle`).
+ * most 5% there and 15% behind the Nebby profiles. A class's learned shapes stand only for flows
+ * that leave the link idle about as often as its training flows did (lossBased.ts, `linkIdle`).
  */
 import type { FlowFeatures } from './features.js';
+import { pick } from './stats.js';
 
 /**
  * Bytes in flight under this share of the BDP leave the link idle. 0.65, not 0.8: a loss-based
@@ -27,14 +28,8 @@ const MIN_POINTS = 50;
 export function linkIdleShare(f: Pick<FlowFeatures, 'y' | 'mask' | 'slowStartEnd' | 'pipe'>): number | null {
   if (!f.pipe) return null;
   const floor = LINK_IDLE_BELOW_BDP * f.pipe.bdpPackets * f.pipe.segmentBytes;
-  let n = 0;
-  let below = 0;
-  for (let i = f.slowStartEnd; i < f.y.length; i++) {
-    if (f.mask[i] !== 0) continue;
-    n++;
-    if (f.y[i] < floor) below++;
-  }
-  return n >= MIN_POINTS ? below / n : null;
+  const active = pick(f.y, (i) => i >= f.slowStartEnd && f.mask[i] === 0);
+  return active.length >= MIN_POINTS ? active.filter((y) => y < floor).length / active.length : null;
 }
 
 /**
