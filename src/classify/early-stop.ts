@@ -170,6 +170,11 @@ export class GrowingFlowJudge {
     return this.decided;
   }
 
+  /** The trace length the next checkpoint needs (seconds), or null past the last one. */
+  nextCheckpointSeconds(): number | null {
+    return this.decided.stop ? null : checkpointAt(this.rule, this.next);
+  }
+
   /** The checkpoints as plain JSON (confidence to three places). */
   checkpoints(): Array<{ seconds: number; label: string; confidence: number }> {
     return this.history.map((c) => ({ seconds: c.seconds, label: c.label, confidence: Math.round(c.confidence * 1000) / 1000 }));

@@ -65,9 +65,9 @@ function eventLine(say: Reporter): (e: WorkerEvent) => void {
 async function watchFor(stopWhenStable: boolean): Promise<WorkerOptions['watchProbe']> {
   if (!stopWhenStable) return undefined;
   const { stopRuleFrom } = await import('./stop-rule.js');
-  const { stableVerdictWatch } = await import('../train/stop-when-stable.js');
+  const { probeWatch } = await import('../train/stop-when-stable.js');
   const rule = (await stopRuleFrom({ stopWhenStable: true }))!;
-  return ({ originIp, rateKbit }) => stableVerdictWatch({ ...rule, originIp, protocol: 'tcp', rateKbit });
+  return (target, profile) => probeWatch(rule, target, profile);
 }
 
 /** Checks a crawl's profiles and scenarios load before anything is queued (exit 2 otherwise). */

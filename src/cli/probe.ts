@@ -32,9 +32,6 @@ export function registerProbe(program: Command): void {
       requireRoot('probe');
       const lab = await requireRunningLab(opts.lab, opts.region);
       const target = resolveProbeTarget(lab, url, opts.region);
-      if (stopRule && target.origin.serve !== 'tcp') {
-        throw new BadInputError(`--stop-when-stable watches TCP probes only: ${target.origin.name} serves HTTP/3 (its exact trace needs the key log Chromium writes at the end)`);
-      }
       const say = reporterFor(cmd);
       await reapLeftovers(say.info);
       const signal = interruptSignal();
@@ -48,7 +45,7 @@ export function registerProbe(program: Command): void {
         const round: ProbeResult[] = [];
         await inBatches(profiles.map((profile, k) => ({ profile, k })), atOnce, async ({ profile, k }) => {
           if (signal.aborted) return;
-          const watch = stopRule && probeWatch ? probeWatch(stopRule, target, profile) ?? undefined : undefined;
+          const watch = stopRule && probeWatch ? probeWatch(stopRule, target, profile) : undefined;
           const r = await probeOnce(lab, target, profile, { region: opts.region, outDir: opts.out, progress: say.info, signal, watch });
           round[k] = r;
           const stopped = r.earlyStop ? `; verdict ${r.earlyStop.label} (${r.earlyStop.confidence.toFixed(2)}) ${r.earlyStop.why}${r.earlyStop.neededSeconds !== null ? ` after ${r.earlyStop.neededSeconds.toFixed(1)} s of trace` : ''}` : '';

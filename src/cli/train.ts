@@ -171,7 +171,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
         const { stopRuleFrom } = await import('./stop-rule.js');
         const stopRule = await stopRuleFrom({ stopWhenStable: o.stopWhenStable, model: o.stopWhenStable ? o.model : undefined });
         const probeWatch = stopRule ? (await import('../train/stop-when-stable.js')).probeWatch : null;
-        const watchFor = stopRule && probeWatch ? (t: ProbeTarget, p: Profile) => probeWatch(stopRule, t, p) ?? undefined : undefined;
+        const watchFor = stopRule && probeWatch ? (t: ProbeTarget, p: Profile) => probeWatch(stopRule, t, p) : undefined;
         entries = await collect(running, { regions: o.region, profiles: o.profile, runs: o.repeat, bytes: o.bytes, concurrency: o.concurrency, outDir: 'runs/bench', only: o.only ? list(o.only) : undefined, crossTraffic, progress: say.info, signal: interruptSignal(), watchFor });
         saveDataset(o.dataset, entries);
       }

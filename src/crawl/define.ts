@@ -52,8 +52,9 @@ export const crawlSchema = z.object({
   /** Generic page visits (a bare URL in browser mode): how long to stay on the page. */
   visitSeconds: z.number().min(0).max(600).default(20),
   /**
-   * Probe mode: end each TCP transfer once the model's calibrated verdict named the same CCA at
-   * 4 checkpoints in a row (as `ccbrowse probe --stop-when-stable`); HTTP/3 probes run to the end.
+   * Probe mode: end each transfer (TCP, or HTTP/3 read with Chromium's key log as it grows) once
+   * the model's calibrated verdict named the same CCA at 4 checkpoints in a row (as `ccbrowse
+   * probe --stop-when-stable`).
    */
   stopWhenStable: z.boolean().default(false),
   /**

@@ -4,7 +4,7 @@
  * failure with its reason; whether the failure is worth a retry is said here, where it is known.
  */
 import { readRunningLab, type RunningLab } from '../lab/state.js';
-import { probeOnce, resolveProbeTarget, type ProbeResult, type TransferWatch } from '../probe/probe.js';
+import { probeOnce, resolveProbeTarget, type ProbeResult, type ProbeTarget, type TransferWatch } from '../probe/probe.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { loadScenario } from '../scenario/load.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
@@ -32,10 +32,10 @@ export interface JobContext {
   signal: AbortSignal;
   progress?: (m: string) => void;
   /**
-   * Probe jobs that ask to stop when stable: the watcher of one TCP transfer (the caller brings
+   * Probe jobs that ask to stop when stable: the watcher of one transfer, TCP or HTTP/3 (the caller brings
    * the model and the rule; the crawl layer knows nothing of verdicts). Absent: transfers run to the end.
    */
-  watchProbe?: (o: { originIp: string; rateKbit: number }) => TransferWatch;
+  watchProbe?: (target: ProbeTarget, profile: Profile) => TransferWatch;
 }
 
 /** The page visit a bare URL gets in browser mode: load, scroll through, stay a while. */
@@ -75,7 +75,7 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
   const probes: ProbeResult[] = [];
   const remeasured: Remeasure[] = [];
   const probe = (profile: Profile) => {
-    const watch = job.spec.stopWhenStable && target.origin.serve === 'tcp' ? ctx.watchProbe?.({ originIp: target.origin.ip, rateKbit: profile.rateKbit }) : undefined;
+    const watch = job.spec.stopWhenStable ? ctx.watchProbe?.(target, profile) : undefined;
     return probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch });
   };
   for (const profile of profiles) {

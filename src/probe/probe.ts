@@ -102,8 +102,11 @@ export interface EarlyStopRecord {
 export interface TransferWatch {
   /** Seconds between looks. */
   everySeconds: number;
-  /** Reads the capture so far; true ends the transfer (the probe stays complete). */
-  look(capturePath: string): Promise<boolean>;
+  /**
+   * Reads the capture so far (an HTTP/3 probe also gives Chromium's TLS key log as it grows);
+   * true ends the transfer (the probe stays complete).
+   */
+  look(capturePath: string, keylogPath?: string): Promise<boolean>;
   /** What to keep in probe.json, asked once the transfer is over. */
   record(): EarlyStopRecord;
 }
@@ -112,7 +115,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   region: string; outDir: string; timeoutSeconds?: number; progress?: (m: string) => void; crossTraffic?: CrossTraffic;
   /** Ctrl-C: the probe stops where it is, keeps what it captured, and says so in probe.json. */
   signal?: AbortSignal;
-  /** Ends the transfer early once the watcher has seen enough (HTTP/3 probes are not watched yet). */
+  /** Ends the transfer early once the watcher has seen enough. */
   watch?: TransferWatch;
 }): Promise<ProbeResult> {
   const signal = opts.signal;
@@ -159,10 +162,11 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       const enough = new AbortController();
       // The watcher's look loop: its 'enough' aborts the download (curl ends, the probe stays complete).
       const watch = opts.watch;
-      const watching = watch && origin.serve === 'tcp' ? lookEvery(watch.everySeconds, () => watch.look(capture.file), () => enough.abort()) : null;
+      const keys = origin.serve === 'tcp' ? undefined : browserKeylog(stack);
+      const watching = watch ? lookEvery(watch.everySeconds, () => watch.look(capture.file, keys?.path), () => enough.abort()) : null;
       try {
-        if (origin.serve === 'tcp') result.bytes = await fetchWithCurl(stack, topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal, enough.signal);
-        else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, join(dir, PROBE_KEYLOG), signal);
+        if (!keys) result.bytes = await fetchWithCurl(stack, topo.clientNs, url, origin.ip, lab.certs.ca, timeout, signal, enough.signal);
+        else result.bytes = await fetchWithChromium(stack, topo.clientNs, url, origin, lab, timeout, keys, join(dir, PROBE_KEYLOG), signal, enough.signal);
         result.status = 'complete';
       } catch (err) {
         if (isInterruption(err)) throw err;
@@ -173,7 +177,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       result.seconds = (Date.now() - t0) / 1000;
       if (watching && opts.watch) {
         result.earlyStop = opts.watch.record();
-        // curl, stopped, says nothing of what it received: the capture's count stands in.
+        // curl or Chromium, stopped, says nothing of what it received: the capture's count stands in.
         if (enough.signal.aborted && result.status === 'complete') result.bytes = result.earlyStop.bytesSeen;
       }
     } catch (err) {
@@ -247,33 +251,50 @@ async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: stri
 /** The TLS key log an HTTP/3 probe keeps in its run directory. */
 export const PROBE_KEYLOG = 'keylog.txt';
 
-async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, origin: LabOriginState, lab: RunningLab,
-  timeoutSeconds: number, keylogDest: string, signal?: AbortSignal): Promise<number> {
-  const hosts = Object.fromEntries(origin.hosts.map((h) => [h, origin.ip]));
-  // Chromium writes the key log as its unprivileged user: into a scratch directory it owns
-  // (the run directory may sit where that user cannot write), copied over after the browser closed.
+/**
+ * Where an HTTP/3 probe's Chromium writes its TLS key log: a scratch directory its unprivileged
+ * user owns (the run directory may sit where that user cannot write). Chromium writes keys as
+ * they are made, so the watcher reads the file while the transfer runs.
+ */
+function browserKeylog(stack: CleanupStack): { scratch: string; path: string } {
   const scratch = mkdtempSync(join(tmpdir(), 'ccb-probe-keys-'));
   stack.push({ kind: 'file', path: scratch });
   giveToBrowserUser(scratch, browserUser());
-  const keylog = join(scratch, PROBE_KEYLOG);
+  return { scratch, path: join(scratch, PROBE_KEYLOG) };
+}
+
+async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, origin: LabOriginState, lab: RunningLab,
+  timeoutSeconds: number, keys: { scratch: string; path: string }, keylogDest: string, signal?: AbortSignal, enough?: AbortSignal): Promise<number> {
+  const hosts = Object.fromEntries(origin.hosts.map((h) => [h, origin.ip]));
   const args = [...labChromiumArgs({ hosts, spki: [lab.certs.spki] }), '--enable-quic', `--origin-to-force-quic-on=${url.hostname}:443`,
-    `--ssl-key-log-file=${keylog}`];
-  const b = await launchInNamespace(stack, { netns: ns, args, env: { SSLKEYLOGFILE: keylog } });
+    `--ssl-key-log-file=${keys.path}`];
+  const b = await launchInNamespace(stack, { netns: ns, args, env: { SSLKEYLOGFILE: keys.path } });
   try {
     const page = await b.browser.newPage();
-    return await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
-      const ctl = new AbortController();
-      const timer = setTimeout(() => ctl.abort(), ms);
-      const res = await fetch(href, { signal: ctl.signal, cache: 'no-store' });
-      const body = await res.arrayBuffer();
-      clearTimeout(timer);
-      return body.byteLength;
-    }, { href: url.href, ms: timeoutSeconds * 1000 }), signal);
+    // The watcher's 'enough' ends the download by closing the page (its fetch rejects).
+    const stop = () => { void page.close().catch(() => {}); };
+    enough?.addEventListener('abort', stop, { once: true });
+    try {
+      return await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
+        const ctl = new AbortController();
+        const timer = setTimeout(() => ctl.abort(), ms);
+        const res = await fetch(href, { signal: ctl.signal, cache: 'no-store' });
+        const body = await res.arrayBuffer();
+        clearTimeout(timer);
+        return body.byteLength;
+      }, { href: url.href, ms: timeoutSeconds * 1000 }), signal);
+    } catch (err) {
+      // Stopped because the trace had said enough: a complete probe of what it received.
+      if (enough?.aborted && !signal?.aborted) return 0;
+      throw err;
+    } finally {
+      enough?.removeEventListener('abort', stop);
+    }
   } finally {
     // Bounded: the cleanup stack ends the browser by its pid if a polite close hangs.
     await Promise.race([b.close(), new Promise((r) => setTimeout(r, 10_000))]);
-    if (existsSync(keylog)) copyFileSync(keylog, keylogDest);
-    rmSync(scratch, { recursive: true, force: true });
+    if (existsSync(keys.path)) copyFileSync(keys.path, keylogDest);
+    rmSync(keys.scratch, { recursive: true, force: true });
   }
 }
 

@@ -14,8 +14,9 @@
  *    per-host summary takes each profile's largest flow of a host (summary.ts), and a lab origin
  *    is one address (on the Internet an address may serve several hosts: the largest stands in).
  * Such a flow is settled once the early-stop rule (classify/early-stop.ts) called its verdict
- * stable. An HTTP/3 flow cannot be judged live (its exact trace needs the TLS key log Chromium
- * writes at close), so while it carries data it holds the activity to its full length.
+ * stable. An HTTP/3 flow is judged live once the TLS key log (which Chromium writes as keys are
+ * made) lets its trace be read exactly; without it, while it carries data it holds the activity
+ * to its full length.
  */
 
 export interface LiveFlow {
@@ -23,6 +24,8 @@ export interface LiveFlow {
   tuple: string;
   serverIp: string;
   protocol: 'tcp' | 'quic';
+  /** Its bytes in flight are read exactly: TCP always, QUIC once the key log decrypts it. */
+  readExactly: boolean;
   bytesDown: number;
   /** Seconds of trace so far, since the flow's first packet. */
   traceSeconds: number;
@@ -45,8 +48,8 @@ export const DEFAULT_ACTIVITY_STOP: Omit<ActivityStopOptions, 'floorSeconds'> = 
 /** What a flow is to the decision at this look. */
 export type FlowStanding =
   | 'stable' // matters, verdict stable
-  | 'judging' // matters, TCP, not stable yet: holds the activity
-  | 'not-judged-live' // matters, HTTP/3: holds the activity while it carries data
+  | 'judging' // matters, read exactly, not stable yet: holds the activity
+  | 'not-judged-live' // matters, HTTP/3 without keys: holds the activity while it carries data
   | 'quiet' // carried nothing lately
   | 'trickle' // too few bytes past the floor to be classified
   | 'not-largest'; // another active flow of its address carried more
@@ -70,12 +73,12 @@ export function standings(flows: readonly LiveFlow[], stable: ReadonlySet<string
   for (const f of candidates) {
     if (largest.get(f.serverIp) !== f) out.set(f.tuple, 'not-largest');
     else if (stable.has(f.tuple)) out.set(f.tuple, 'stable');
-    else out.set(f.tuple, f.protocol === 'quic' ? 'not-judged-live' : 'judging');
+    else out.set(f.tuple, f.readExactly ? 'judging' : 'not-judged-live');
   }
   return out;
 }
 
-/** The flows that must be judged at this look: those that matter and are TCP, not yet stable. */
+/** The flows that must be judged at this look: those that matter, read exactly, not yet stable. */
 export function toJudge(flows: readonly LiveFlow[], s: ReadonlyMap<string, FlowStanding>): LiveFlow[] {
   return flows.filter((f) => s.get(f.tuple) === 'judging');
 }

@@ -1,11 +1,13 @@
 /**
  * The live watcher of `run --stop-when-stable` (issue 20): once a second the profile's growing
- * capture is traced again (no key log, no bottleneck replay: only TCP flows are judged live),
+ * capture is traced again (with the TLS key log as Chromium has written it so far: TCP flows and
+ * HTTP/3 flows whose keys are there are judged live; no bottleneck replay),
  * the flows that matter (activity-stop.ts) are judged at the early-stop rule's checkpoints, the
  * same schedule and rule as `probe --stop-when-stable` (GrowingFlowJudge), and `settled()` tells
  * the scenario's activity it may end. The verdicts the run reports still come from the analysis
  * of the whole capture afterwards; this only decides how long the capture runs.
  */
+import { existsSync } from 'node:fs';
 import { GrowingFlowJudge, type StopRule } from '../classify/early-stop.js';
 import type { Model } from '../classify/model.js';
 import { ADDR } from '../net/topology.js';
@@ -26,8 +28,8 @@ export interface ActivityWatchOptions extends Omit<ActivityStopOptions, 'floorSe
 
 export interface ActivityWatch {
   everySeconds: number;
-  /** Traces the capture so far and judges what matters; never ends the look loop itself. */
-  look(capturePath: string): Promise<boolean>;
+  /** Traces the capture so far (with the key log so far) and judges what matters; never ends the look loop itself. */
+  look(capturePath: string, keylogPath?: string): Promise<boolean>;
   /** True when, at the last look, no flow held the activity. */
   settled(): boolean;
   /** What run.json keeps (per profile), asked once the activity is over. */
@@ -38,12 +40,13 @@ export interface ActivityWatch {
 function liveFlow(f: FlowResult, captureStart: number, nowSeconds: number): LiveFlow | null {
   if (f.kind !== 'tcp' && f.kind !== 'quic') return null;
   const t = f.series?.t;
-  // TCP: the last bytes-in-flight sample is the last data the server sent; QUIC (no keys yet): its last packet.
-  const traceSeconds = t?.length ? t[t.length - 1] : f.durationSeconds;
+  // The last bytes-in-flight sample is the last data the server sent; QUIC without keys: its last packet.
+  const readExactly = f.kind === 'tcp' || f.bifMethod === 'quic-keylog-exact';
+  const traceSeconds = readExactly && t?.length ? t[t.length - 1] : f.durationSeconds;
   if (f.kind === 'tcp' && !t?.length) return null;
   const lastData = captureStart + f.startSeconds + traceSeconds;
   return {
-    tuple: f.tuple, serverIp: f.key.serverIp, protocol: f.kind, bytesDown: f.toClient.payloadBytes,
+    tuple: f.tuple, serverIp: f.key.serverIp, protocol: f.kind, readExactly: readExactly && !!t?.length, bytesDown: f.toClient.payloadBytes,
     traceSeconds, quietSeconds: Math.max(0, nowSeconds - lastData),
   };
 }
@@ -64,8 +67,9 @@ export function activityWatch(o: ActivityWatchOptions): ActivityWatch {
   let settled = false;
   return {
     everySeconds: Math.max(0.5, rule.stepSeconds / 2),
-    async look(capturePath) {
-      const tr = await traceFile(capturePath, { clientIps: [ADDR.client, ADDR.client6] });
+    async look(capturePath, keylogPath) {
+      const keylog = keylogPath && existsSync(keylogPath) ? keylogPath : undefined;
+      const tr = await traceFile(capturePath, { clientIps: [ADDR.client, ADDR.client6], keylog });
       const now = o.now?.() ?? Date.now() / 1000;
       const byTuple = new Map(tr.flows.map((f) => [f.tuple, f]));
       const live = tr.flows.map((f) => liveFlow(f, tr.captureStart, now)).filter((f): f is LiveFlow => f !== null);

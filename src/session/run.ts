@@ -166,6 +166,7 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       });
       const ticker = setInterval(() => { void meter.tick(); }, 1000);
       let session: Awaited<ReturnType<typeof runBrowserSession>>;
+      let liveKeylog: string | undefined;
       try {
         session = await runBrowserSession(stack, {
           netns: topo.clientNs, dir: pdir, scenario: opts.scenario, baseArgs: upstream.chromiumArgs, lab: upstream.labContext, log: (m) => say(`[${profile.name}] ${m}`),
@@ -173,8 +174,9 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
           onTick: () => {
             meter.phase = 'activity';
             const w = watch;
-            if (w && !looking) looking = lookEvery(w.everySeconds, () => w.look(capture.file));
+            if (w && !looking) looking = lookEvery(w.everySeconds, () => w.look(capture.file, liveKeylog));
           },
+          liveKeylog: (path) => { liveKeylog = path; },
           endActivityEarly: watch ? () => watch.settled() : undefined,
         });
       } finally {

@@ -6,6 +6,7 @@
  * says when its verdict is stable. The probe layer knows nothing of traces: it gets this
  * watcher as a TransferWatch.
  */
+import { existsSync } from 'node:fs';
 import { GrowingFlowJudge, type StopDecision, type StopRule } from '../classify/early-stop.js';
 import type { Model } from '../classify/index.js';
 import type { EarlyStopRecord, ProbeTarget, TransferWatch } from '../probe/probe.js';
@@ -22,36 +23,45 @@ export interface StableVerdictWatchOptions {
   protocol: 'tcp' | 'quic';
   /** The profile's bottleneck rate: it, not what the flow delivered, sets the BDP (as the datasets do). */
   rateKbit: number;
-}
-
-/** The series the probe's flow shows so far, as a dataset entry would hold it (known bottleneck). */
-export async function growingSeries(capturePath: string, o: Pick<StableVerdictWatchOptions, 'originIp' | 'protocol' | 'rateKbit'>): Promise<{ series: BifSeries; bytes: number } | null> {
-  const tr = await traceFile(capturePath, { clientIps: [PROBE_CLIENT_IP] });
-  const f = bulkFlow(tr.flows, o.protocol, { originIp: o.originIp, afterCrossTraffic: false });
-  if (!f?.series) return null;
-  return { series: seriesAtKnownRate(f.series, o.rateKbit), bytes: f.toClient.payloadBytes };
+  /** Epoch seconds now (tests judge a recorded capture as if time had passed). */
+  now?: () => number;
 }
 
 /**
- * The watcher a probe of this target through this profile gets under `--stop-when-stable`
- * (`probe` and `lab bench`): TCP probes only, null for an HTTP/3 one (its exact trace needs the
- * key log Chromium writes when it closes).
+ * The series the probe's flow shows so far, as a dataset entry would hold it (known bottleneck).
+ * An HTTP/3 flow is read exactly with Chromium's TLS key log, which it writes as keys are made
+ * (seen within half a second of the handshake), so it can be judged live as a TCP flow is.
  */
-export function probeWatch(stop: { rule: StopRule; model: Model }, target: ProbeTarget, profile: { rateKbit: number }): (TransferWatch & { decision(): StopDecision }) | null {
-  if (target.origin.serve !== 'tcp') return null;
-  return stableVerdictWatch({ ...stop, originIp: target.origin.ip, protocol: 'tcp', rateKbit: profile.rateKbit });
+export async function growingSeries(capturePath: string, o: Pick<StableVerdictWatchOptions, 'originIp' | 'protocol' | 'rateKbit'>, keylogPath?: string): Promise<{ series: BifSeries; bytes: number } | null> {
+  // Without keys (not written yet) a QUIC flow's trace would be Nebby's heuristic: not judged.
+  if (o.protocol === 'quic' && !(keylogPath && existsSync(keylogPath))) return null;
+  const tr = await traceFile(capturePath, { clientIps: [PROBE_CLIENT_IP], keylog: o.protocol === 'quic' ? keylogPath : undefined });
+  const f = bulkFlow(tr.flows, o.protocol, { originIp: o.originIp, afterCrossTraffic: false });
+  if (!f?.series || (o.protocol === 'quic' && f.bifMethod !== 'quic-keylog-exact')) return null;
+  return { series: seriesAtKnownRate(f.series, o.rateKbit), bytes: f.toClient.payloadBytes };
+}
+
+/** The watcher a probe of this target through this profile gets under `--stop-when-stable` (`probe`, `lab bench`, crawls). */
+export function probeWatch(stop: { rule: StopRule; model: Model }, target: ProbeTarget, profile: { rateKbit: number }): TransferWatch & { decision(): StopDecision } {
+  return stableVerdictWatch({ ...stop, originIp: target.origin.ip, protocol: target.origin.serve === 'tcp' ? 'tcp' : 'quic', rateKbit: profile.rateKbit });
 }
 
 export function stableVerdictWatch(o: StableVerdictWatchOptions): TransferWatch & { decision(): StopDecision } {
   // The checkpoints the offline replay judges (bench/trace-length.ts), on the same schedule.
   const judge = new GrowingFlowJudge(o.model, o.rule);
   let bytesSeen = 0;
+  // Made before the transfer starts, so the flow's trace is never longer than the time since:
+  // a look before the next checkpoint could be in the trace skips tracing (a QUIC look decrypts
+  // the whole capture so far, ~0.2 s of CPU at 20 s; most looks would judge nothing).
+  const made = Date.now() / 1000;
   return {
     // Looks twice per step: a checkpoint is judged at most about half a step after the capture reached it.
     everySeconds: Math.max(0.5, o.rule.stepSeconds / 2),
-    async look(capturePath) {
+    async look(capturePath, keylogPath) {
       if (judge.decision().stop) return true;
-      const g = await growingSeries(capturePath, o);
+      const next = judge.nextCheckpointSeconds();
+      if (next !== null && (o.now?.() ?? Date.now() / 1000) - made < next) return false;
+      const g = await growingSeries(capturePath, o, keylogPath);
       if (!g) return false;
       bytesSeen = g.bytes;
       return judge.judge(g.series).stop;

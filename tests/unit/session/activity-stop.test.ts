@@ -13,7 +13,7 @@ import { activityEarlyStopSchema } from '../../../src/results/schema.js';
 
 const o: ActivityStopOptions = { floorSeconds: 12, minBytes: 50_000, quietSeconds: 6 };
 const flow = (tuple: string, x: Partial<LiveFlow> = {}): LiveFlow => ({
-  tuple, serverIp: '10.0.0.1', protocol: 'tcp', bytesDown: 500_000, traceSeconds: 20, quietSeconds: 0, ...x,
+  tuple, serverIp: '10.0.0.1', protocol: 'tcp', readExactly: true, bytesDown: 500_000, traceSeconds: 20, quietSeconds: 0, ...x,
 });
 
 describe('which flows hold the activity', () => {
@@ -48,13 +48,21 @@ describe('which flows hold the activity', () => {
     expect(allSettled(standings(f, new Set(['big']), o))).toBe(true);
   });
 
-  it('an HTTP/3 flow carrying data cannot be judged live and holds the activity until it goes quiet', () => {
-    const h3 = flow('q', { protocol: 'quic', serverIp: '10.0.0.9' });
+  it('an HTTP/3 flow carrying data without keys cannot be judged live and holds the activity until it goes quiet', () => {
+    const h3 = flow('q', { protocol: 'quic', readExactly: false, serverIp: '10.0.0.9' });
     const s = standings([flow('a'), h3], new Set(['a']), o);
     expect(s.get('q')).toBe('not-judged-live');
     expect(toJudge([flow('a'), h3], s)).toEqual([]);
     expect(allSettled(s)).toBe(false);
     expect(allSettled(standings([flow('a'), { ...h3, quietSeconds: 7 }], new Set(['a']), o))).toBe(true);
+  });
+
+  it('an HTTP/3 flow the key log lets us read is judged like a TCP flow', () => {
+    const h3 = flow('q', { protocol: 'quic', serverIp: '10.0.0.9' });
+    const s = standings([flow('a'), h3], new Set(['a']), o);
+    expect(s.get('q')).toBe('judging');
+    expect(toJudge([flow('a'), h3], s).map((x) => x.tuple)).toEqual(['q']);
+    expect(allSettled(standings([flow('a'), h3], new Set(['a', 'q']), o))).toBe(true);
   });
 
   it('nothing carrying data: nothing holds (a static page that finished loading)', () => {
@@ -97,5 +105,24 @@ describe('activityWatch on a real capture', () => {
     await later.look(`${DIR}/capture.pcap`);
     expect(later.settled()).toBe(true);
     expect(later.record({ endedEarly: true, seconds: 5, ceilingSeconds: 40 })).toMatchObject({ why: 'nothing-held', flows: [] });
+  }, 60_000);
+
+  it('an HTTP/3 flow is judged live with the key log as Chromium has written it; without keys it holds the activity', async () => {
+    // quinn's BBR through nebby-50, stopped live by the probe watcher after 20 s of trace.
+    const Q = 'tests/fixtures/early-stop/quic-bbr-nebby-50-stopped';
+    const tr = await traceFile(`${Q}/capture.pcap.gz`);
+    const end = tr.captureStart + tr.durationSeconds;
+    const rule = { ...DEFAULT_STOP_RULE, minConfidence: model.calibration?.minAnswer ?? DEFAULT_STOP_RULE.minConfidence };
+    const keyed = activityWatch({ model, rule, rateKbit: 200, minBytes: 50_000, quietSeconds: 6, now: () => end });
+    await keyed.look(`${Q}/capture.pcap.gz`, `${Q}/keylog.txt`);
+    expect(keyed.settled()).toBe(true);
+    const rec = keyed.record({ endedEarly: true, seconds: 22, ceilingSeconds: 40 });
+    expect(rec.flows).toHaveLength(1);
+    expect(rec.flows[0]).toMatchObject({ protocol: 'quic', standing: 'stable', label: 'BBRv1', neededSeconds: 20 });
+
+    const blind = activityWatch({ model, rule, rateKbit: 200, minBytes: 50_000, quietSeconds: 6, now: () => end });
+    await blind.look(`${Q}/capture.pcap.gz`, `${Q}/no-such-keylog.txt`);
+    expect(blind.settled()).toBe(false);
+    expect(blind.record({ endedEarly: false, seconds: 40, ceilingSeconds: 40 })).toMatchObject({ why: 'ceiling', holding: [{ standing: 'not-judged-live' }] });
   }, 60_000);
 });
