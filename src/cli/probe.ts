@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BadInputError, ExitCode } from '../util/errors.js';
+import { ExitCode } from '../util/errors.js';
 import { interruptSignal } from '../util/interrupt.js';
 import type { ProbeResult } from '../probe/probe.js';
 import { reapLeftovers, requireRoot, requireRunningLab } from './common.js';
@@ -18,7 +18,7 @@ export function registerProbe(program: Command): void {
     .addOption(opt.out('where run directories go', 'runs/probe'))
     .addOption(opt.lab())
     .addOption(opt.count('--concurrency <n>', 'profiles probed at once, each through its own bottleneck and capture (default: one per core but one, so a 2-core host runs them one after another)', 1, 16))
-    .option('--stop-when-stable', 'end each transfer once the flow\'s calibrated verdict named the same CCA at 4 checkpoints in a row (TCP origins; probe.json keeps the checkpoints and the trace length the verdict needed)')
+    .option('--stop-when-stable', 'end each transfer once the flow\'s calibrated verdict named the same CCA at 4 checkpoints in a row (TCP and HTTP/3 origins; probe.json keeps the checkpoints and the trace length the verdict needed)')
     .addOption(opt.amount('--min-seconds <s>', 'with --stop-when-stable: the first checkpoint, in seconds of trace (default 14; the earliest stop is 6 s later)', 2, 600))
     .addOption(opt.amount('--max-seconds <s>', 'with --stop-when-stable: stop at this much trace whatever the verdict (default 30)', 2, 600))
     .option('--model <file>', 'with --stop-when-stable: classifier model (default models/ccbrowse-model.json)')

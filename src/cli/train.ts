@@ -119,7 +119,7 @@ export function registerAnalysis(program: Command, labCommand?: Command): void {
     .option('--cross-validate', 'leave-one-measurement-out over the training dataset: each measurement is classified by a model trained without it')
     .addOption(opt.amount('--max-seconds <s>', 'with --cross-validate or --hold-out all: cut every trace to its first s seconds (shorter-trace study)', 1, 3600))
     .option('--cross-traffic <origin>', 'robustness: every probe competes with a download from this lab TCP origin (e.g. tcp-cubic) through a shared bottleneck queue')
-    .option('--stop-when-stable', "end each TCP probe's transfer once its calibrated verdict (by --model) named the same CCA at 4 checkpoints in a row, as `ccbrowse probe --stop-when-stable` does: the bench then measures accuracy at the trace length the rule needed (HTTP/3 probes run to their end)")
+    .option('--stop-when-stable', "end each probe's transfer (TCP or HTTP/3) once its calibrated verdict (by --model) named the same CCA at 4 checkpoints in a row, as `ccbrowse probe --stop-when-stable` does: the bench then measures accuracy at the trace length the rule needed")
     .addOption(opt.out('bench result JSON (src/results/labBench.ts schema)', 'build/bench/lab-bench.json'))
     .addOption(opt.json())
     .action(async (o: { lab: string; region: string[]; profile: string[]; repeat: number; bytes: number; concurrency: number; only?: string; model: string; dataset: string; fromDataset?: boolean; holdOut?: string; trainDataset: string; out: string; json?: boolean; crossValidate?: boolean; maxSeconds?: number; crossTraffic?: string; stopWhenStable?: boolean }, cmd: Command) => {

@@ -88,7 +88,7 @@ export interface JobSpec {
   timeoutSeconds: number;
   visitSeconds: number;
   backoffSeconds: number;
-  /** Probe mode: TCP transfers end once their verdict is stable (absent in jobs queued before it existed). */
+  /** Probe mode: transfers (TCP, HTTP/3) end once their verdict is stable (absent in jobs queued before it existed). */
   stopWhenStable?: boolean;
   /** Probe mode: how many times a probe the host disturbed is measured again (absent: never). */
   remeasureDisturbed?: number;

@@ -41,7 +41,7 @@ export interface WorkerOptions {
   pollMs?: number;
   onEvent?: (e: WorkerEvent) => void;
   progress?: (m: string) => void;
-  /** Probe jobs with stopWhenStable: the watcher of a TCP transfer (JobContext.watchProbe). */
+  /** Probe jobs with stopWhenStable: the watcher of a transfer (JobContext.watchProbe). */
   watchProbe?: JobContext['watchProbe'];
   /** Runs a job (tests and benchmarks may substitute); default runJob. */
   run?: (job: Job, ctx: JobContext) => Promise<JobResult>;

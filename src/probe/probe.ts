@@ -91,7 +91,7 @@ export interface EarlyStopRecord {
   label: string;
   confidence: number;
   checkpoints: Array<{ seconds: number; label: string; confidence: number }>;
-  /** Payload bytes the origin had sent when the watcher last looked. */
+  /** Payload bytes the origin had sent when the watcher last looked, less those it resent or declared lost. */
   bytesSeen: number;
 }
 
@@ -274,6 +274,7 @@ async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, orig
     // The watcher's 'enough' ends the download by closing the page (its fetch rejects).
     const stop = () => { void page.close().catch(() => {}); };
     enough?.addEventListener('abort', stop, { once: true });
+    if (enough?.aborted) stop();
     try {
       return await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
         const ctl = new AbortController();

@@ -14,9 +14,9 @@
  *    per-host summary takes each profile's largest flow of a host (summary.ts), and a lab origin
  *    is one address (on the Internet an address may serve several hosts: the largest stands in).
  * Such a flow is settled once the early-stop rule (classify/early-stop.ts) called its verdict
- * stable. An HTTP/3 flow is judged live once the TLS key log (which Chromium writes as keys are
- * made) lets its trace be read exactly; without it, while it carries data it holds the activity
- * to its full length.
+ * stable. An HTTP/3 flow is judged live only when the TLS key log (which Chromium writes as keys
+ * are made) lets its trace be read exactly; without it (runs do not give the page's watcher the
+ * key log yet: run.ts), while it carries data it holds the activity to its full length.
  */
 
 export interface LiveFlow {

@@ -1,7 +1,8 @@
 /**
  * The live watcher of `run --stop-when-stable` (issue 20): once a second the profile's growing
- * capture is traced again (with the TLS key log as Chromium has written it so far: TCP flows and
- * HTTP/3 flows whose keys are there are judged live; no bottleneck replay),
+ * capture is traced again (no bottleneck replay; given the TLS key log as Chromium has written it
+ * so far, HTTP/3 flows whose keys are there are judged too, else only TCP flows are: run.ts gives
+ * none yet, see there),
  * the flows that matter (activity-stop.ts) are judged at the early-stop rule's checkpoints, the
  * same schedule and rule as `probe --stop-when-stable` (GrowingFlowJudge), and `settled()` tells
  * the scenario's activity it may end. The verdicts the run reports still come from the analysis

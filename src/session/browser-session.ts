@@ -30,8 +30,6 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
   log: (m: string) => void; signal?: AbortSignal; onTick?: () => void;
   /** Ends the scenario's activity early when true (`run --stop-when-stable`), through its normal end. */
   endActivityEarly?: () => boolean;
-  /** Told where Chromium writes its TLS key log while it runs (the live watcher reads it as it grows). */
-  liveKeylog?: (path: string) => void;
 }): Promise<BrowserSessionResult> {
   // Chromium writes the NetLog and key log itself, as its unprivileged user: into a scratch
   // directory it owns (the run directory may sit where that user cannot go), moved in after.
@@ -46,7 +44,6 @@ export async function runBrowserSession(stack: CleanupStack, opts: {
     `--ssl-key-log-file=${join(scratch, ARTIFACTS.keylog)}`,
   ];
   const b = await launchInNamespace(stack, { netns: opts.netns, args, env: { SSLKEYLOGFILE: join(scratch, ARTIFACTS.keylog) } });
-  opts.liveKeylog?.(join(scratch, ARTIFACTS.keylog));
   const browserVersion = b.browser.version();
   const recorder = new CdpRecorder();
   const signal = opts.signal;

@@ -38,7 +38,10 @@ export async function growingSeries(capturePath: string, o: Pick<StableVerdictWa
   const tr = await traceFile(capturePath, { clientIps: [PROBE_CLIENT_IP], keylog: o.protocol === 'quic' ? keylogPath : undefined });
   const f = bulkFlow(tr.flows, o.protocol, { originIp: o.originIp, afterCrossTraffic: false });
   if (!f?.series || (o.protocol === 'quic' && f.bifMethod !== 'quic-keylog-exact')) return null;
-  return { series: seriesAtKnownRate(f.series, o.rateKbit), bytes: f.toClient.payloadBytes };
+  // What reached the client, near enough: the origin's bytes less those it resent or declared
+  // lost (quinn's BBR sends several times what a 200 kbit/s bottleneck delivers).
+  const bytes = f.toClient.payloadBytes - (f.series.loss?.lostBytes ?? 0);
+  return { series: seriesAtKnownRate(f.series, o.rateKbit), bytes };
 }
 
 /** The watcher a probe of this target through this profile gets under `--stop-when-stable` (`probe`, `lab bench`, crawls). */

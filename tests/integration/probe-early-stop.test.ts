@@ -72,9 +72,9 @@ describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
       // The watcher ended the 60 s transfer, at the latest one look after the ceiling.
       expect(s.stoppedTransfer).toBe(true);
       expect(r.bytes).toBeGreaterThan(0);
-      // TCP: bytes delivered so far; HTTP/3: bytes the origin sent (quinn's BBR sends several
-      // times what the bottleneck delivers), so only the capture shows the transfer was cut.
-      if (protocol === 'tcp') expect(r.bytes).toBeLessThan(1_500_000);
+      // What reached the client (sent less resent or declared lost: quinn's BBR sends several
+      // times what the bottleneck delivers): at 200 kbit/s for at most ~35 s, well under 1.5 MB.
+      expect(r.bytes).toBeLessThan(1_000_000);
       const f = bulkFlow((await traceProbeDir(r.dir)).flows, protocol, { originIp: r.origin.ip, afterCrossTraffic: false })!;
       if (protocol === 'quic') expect(f.bifMethod, 'read exactly with the key log the probe kept').toBe('quic-keylog-exact');
       const traced = f.series!.t[f.series!.t.length - 1];

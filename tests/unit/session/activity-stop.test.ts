@@ -3,6 +3,9 @@
  * real lab capture (tests/fixtures/early-stop: a kernel BBR flow through nebby-50, client
  * 10.203.1.2 as in every run's topology) judged as if the capture were still growing.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/classify/index.js';
 import { DEFAULT_STOP_RULE } from '../../../src/classify/early-stop.js';
@@ -120,9 +123,14 @@ describe('activityWatch on a real capture', () => {
     expect(rec.flows).toHaveLength(1);
     expect(rec.flows[0]).toMatchObject({ protocol: 'quic', standing: 'stable', label: 'BBRv1', neededSeconds: 20 });
 
-    const blind = activityWatch({ model, rule, rateKbit: 200, minBytes: 50_000, quietSeconds: 6, now: () => end });
-    await blind.look(`${Q}/capture.pcap.gz`, `${Q}/no-such-keylog.txt`);
-    expect(blind.settled()).toBe(false);
-    expect(blind.record({ endedEarly: false, seconds: 40, ceilingSeconds: 40 })).toMatchObject({ why: 'ceiling', holding: [{ standing: 'not-judged-live' }] });
+    // No key log, or one Chromium created but has written no keys to yet.
+    const empty = join(mkdtempSync(join(tmpdir(), 'ccb-test-keylog-')), 'keylog.txt');
+    writeFileSync(empty, '');
+    for (const keylog of [`${Q}/no-such-keylog.txt`, empty]) {
+      const blind = activityWatch({ model, rule, rateKbit: 200, minBytes: 50_000, quietSeconds: 6, now: () => end });
+      await blind.look(`${Q}/capture.pcap.gz`, keylog);
+      expect(blind.settled()).toBe(false);
+      expect(blind.record({ endedEarly: false, seconds: 40, ceilingSeconds: 40 })).toMatchObject({ why: 'ceiling', holding: [{ standing: 'not-judged-live' }] });
+    }
   }, 60_000);
 });

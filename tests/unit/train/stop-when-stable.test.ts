@@ -4,7 +4,9 @@
  * late look at the whole capture judges every checkpoint of the rule's schedule the capture has
  * reached, each on the series cut there, exactly as the offline replay does.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/classify/index.js';
 import { replayStopOn, type StopRule } from '../../../src/classify/early-stop.js';
@@ -84,6 +86,9 @@ describe('stableVerdictWatch on an HTTP/3 probe', () => {
     const watch = stableVerdictWatch({ ...quic, model, rule });
     expect(await watch.look(`${Q}/capture.pcap.gz`, `${Q}/keylog.txt`)).toBe(true);
     expect(watch.record()).toMatchObject({ stoppedTransfer: true, why: 'stable', label: 'BBRv1', neededSeconds: 20 });
+    // Delivered, not sent: the origin sent 2.7 MB in these 21 s, most of it lost at 200 kbit/s.
+    expect(watch.record().bytesSeen).toBeGreaterThan(300_000);
+    expect(watch.record().bytesSeen).toBeLessThan(800_000);
     const g = (await growingSeries(`${Q}/capture.pcap.gz`, quic, `${Q}/keylog.txt`))!;
     const offline = replayStopOn(g.series, model, rule).history;
     expect(watch.record().checkpoints.map((c) => `${c.seconds} ${c.label}`)).toEqual(offline.map((c) => `${c.seconds} ${c.label}`));
@@ -95,5 +100,14 @@ describe('stableVerdictWatch on an HTTP/3 probe', () => {
     expect(await watch.look(`${Q}/capture.pcap.gz`, `${Q}/no-such-keylog.txt`)).toBe(false);
     expect(watch.record().checkpoints).toEqual([]);
     expect(await growingSeries(`${Q}/capture.pcap.gz`, quic, `${Q}/no-such-keylog.txt`)).toBeNull();
+  }, 60_000);
+
+  it('with a key log Chromium created but has written no keys to yet (the normal state at launch) judges nothing', async () => {
+    const empty = join(mkdtempSync(join(tmpdir(), 'ccb-test-keylog-')), 'keylog.txt');
+    writeFileSync(empty, '');
+    const watch = stableVerdictWatch({ ...quic, model, rule });
+    expect(await watch.look(`${Q}/capture.pcap.gz`, empty)).toBe(false);
+    expect(watch.record().checkpoints).toEqual([]);
+    expect(await growingSeries(`${Q}/capture.pcap.gz`, quic, empty)).toBeNull();
   }, 60_000);
 });
