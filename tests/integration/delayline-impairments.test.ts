@@ -192,7 +192,10 @@ describe.skipIf(!isRoot)('ccb-delayline impairments on real namespaces', () => {
     expect(r.received).toBe(count);
     expect(r.reordered).toBe(0);
     expect(batched).toBeGreaterThanOrEqual(0.9);
-    expect(onTick).toBeGreaterThanOrEqual(0.9);
+    // Unbatched releases at 1 ms spacing would put ~10% there. The receiver stamps arrivals when
+    // it reads them, so a host stall moves stamps off the tick: 99.9% on a quiet host, 85% seen
+    // on a loaded one. The precision is a benchmark's business; this checks that releases batch.
+    expect(onTick).toBeGreaterThanOrEqual(0.6);
     expect(grewMs).toBeGreaterThan(A / 2 - 1);
     expect(grewMs).toBeLessThan(A / 2 + 1.5);
   });
@@ -249,7 +252,7 @@ describe.skipIf(!isRoot)('ccb-delayline impairments on real namespaces', () => {
     // Aggregation holds with reordering too: releases still on the 10 ms ticks.
     const onTick = log.filter((x) => (x.arrivalUs / 1000) % 10 < 1).length / log.length;
     console.info(`fail closed: ${r.received}/${count} arrived (${shaped.droppedLoss} dropped by loss, ${shaped.reordered} reordered before the kill, ${(onTick * 100).toFixed(1)}% within 1 ms after a 10 ms tick); ~${sentAfterDeath} sent after the delay line died, ${passedAfterDeath.length} of them arrived`);
-    expect(onTick).toBeGreaterThanOrEqual(0.9);
+    expect(onTick).toBeGreaterThanOrEqual(0.6); // ~10% unbatched; see the aggregation test for why not 0.9
     expect(shaped.droppedLoss).toBeGreaterThan(0);
     expect(shaped.reordered).toBeGreaterThan(0);
     expect(r.received).toBeGreaterThan(0);

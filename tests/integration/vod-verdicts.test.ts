@@ -32,9 +32,9 @@ const STATIC_TYPES = ['document', 'script', 'style', 'image', 'font', 'xhr'];
 function report(name: string, o: RunOutcome): string {
   const lines = [`${name}: ${o.dir} (${o.status}${o.incompleteReason ? `: ${o.incompleteReason}` : ''})`];
   for (const r of o.byAssetType) {
-    lines.push(`  ${r.assetType.padEnd(9)} fused ${r.label} (${r.confidence.toFixed(2)}) hosts ${r.hosts.join(',')} [${r.protocols.join(',')}]`);
+    lines.push(`  ${r.assetType.padEnd(9)} fused ${r.label} (${r.confidence.toFixed(2)}) hosts ${r.hosts.join(',')} [${r.protocols.join(',')}]${r.label === 'Unknown' ? `: ${r.reason}` : ''}`);
     for (const [p, v] of Object.entries(r.perProfile)) {
-      lines.push(`    ${p.padEnd(9)} ${v.label} (${v.kind}, ${v.confidence.toFixed(2)}) flow ${v.flowId}: ${(v.bytes / 1000).toFixed(1)} kB of it, ${(v.durationMs / 1000).toFixed(1)} s`);
+      lines.push(`    ${p.padEnd(9)} ${v.label} (${v.kind}, ${v.confidence.toFixed(2)}) flow ${v.flowId}: ${(v.bytes / 1000).toFixed(1)} kB of it, ${(v.durationMs / 1000).toFixed(1)} s${v.notJudged ? `; not judged (${v.notJudged.cause}): ${v.notJudged.reason}` : v.kind === 'cca' ? '' : `: ${v.reason}`}`);
     }
   }
   return lines.join('\n');
@@ -112,9 +112,11 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
    * classifier being honest about one look; a wrong CCA in any profile, or no profile naming CUBIC,
    * still fails.
    */
-  function checkVerdicts(o: RunOutcome): void {
+  function checkVerdicts(o: RunOutcome): boolean {
     const video = o.byAssetType.find((r) => r.assetType === 'video')!;
-    expect.soft(video.label, `video: ${video.reason}`).toMatch(/^BBR/);
+    const videoNamed = !hostDisturbedEverywhere(video);
+    if (videoNamed) expect.soft(video.label, `video: ${video.reason}`).toMatch(/^BBR/);
+    else expect(video.label).toBe('Unknown');
     const rows = o.byAssetType.filter((r) => STATIC_TYPES.includes(r.assetType));
     expect(rows.map((r) => r.assetType)).toEqual(expect.arrayContaining(['document', 'script', 'image']));
     for (const r of rows) {
@@ -125,6 +127,21 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
       expect.soft(named, `${what}: per profile`).toContain('CUBIC');
       expect.soft(named.filter((l) => l !== 'CUBIC'), `${what}: a profile named another CCA`).toEqual([]);
     }
+    return videoNamed;
+  }
+
+  /**
+   * Every profile's video trace was left unjudged because the host disturbed the bottleneck
+   * (the delay line's stalls, which the trace itself shows): the run then reads Unknown and says
+   * so, the honest answer on an overloaded host, not a classifier fault. Seen for the HTTP/3
+   * video in both attempts of one CI run whose suite took a third longer than usual (stop 33);
+   * any other Unknown, or a wrong name, still fails.
+   */
+  function hostDisturbedEverywhere(r: AssetTypeRow): boolean {
+    const pp = Object.values(r.perProfile);
+    const disturbed = r.label === 'Unknown' && pp.length > 0 && pp.every((v) => v.notJudged?.cause === 'host-disturbed');
+    if (disturbed) console.warn(`video not judged, host disturbed in every profile: ${pp.map((v) => v.notJudged!.reason).join(' | ')}`);
+    return disturbed;
   }
 
   // One retry: a verdict is a measurement through a shared, noisy host; a real regression
@@ -142,8 +159,9 @@ describe.skipIf(!isRoot)('lab VOD: video from BBR, page from CUBIC, per asset ty
   it('with the video over HTTP/3 from a QUIC BBR origin: video tied to its QUIC flow, statics -> CUBIC', { timeout: 900_000, retry: 1 }, async () => {
     const { o, progress } = await runVod('h3');
     checkRun(o, progress, 'quic');
-    checkVerdicts(o);
-    const video = o.byAssetType.find((r) => r.assetType === 'video')!;
-    expect.soft(video.reason, 'quinn BBR is named from its losses').toMatch(/loss-agnostic/);
+    if (checkVerdicts(o)) {
+      const video = o.byAssetType.find((r) => r.assetType === 'video')!;
+      expect.soft(video.reason, 'quinn BBR is named from its losses').toMatch(/loss-agnostic/);
+    }
   });
 });
