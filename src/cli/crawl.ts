@@ -47,6 +47,7 @@ async function withQueue<T>(path: string, f: (q: CrawlBackend) => Promise<T>): P
 function eventLine(say: Reporter): (e: WorkerEvent) => void {
   return (e) => {
     if (e.type === 'round') { say.info(`crawl ${e.crawlId}: schedule fired, ${e.jobs} jobs queued`); return; }
+    if (e.type === 'jobs-at-once') { const c = e.change; say.info(`${c.to < c.from ? 'fewer' : 'more'} jobs at once, ${c.from} -> ${c.to}: ${c.why}`); return; }
     const j = e.job;
     const what = `${j.spec.mode} ${j.spec.url ?? j.spec.scenarioFile} [${j.region} #${j.repeatIndex}]`;
     if (e.type === 'claimed') say.detail(`start ${what} (attempt ${j.attempt}/${j.maxAttempts})`);
@@ -83,10 +84,11 @@ export function registerCrawl(program: Command): void {
     .description('queue a crawl file\'s jobs (again: only what is missing) and work through them here, several at once; resumes after any kill')
     .argument('<file>', 'crawl file (defineCrawl), e.g. crawls/lab-probe.ts'))
     .addOption(opt.out('where run directories (<out>/<crawl>/) and the default store go', DEFAULT_OUT))
-    .addOption(opt.count('--concurrency <n>', "jobs at once (default: the crawl's)", 1, 16))
+    .addOption(opt.count('--concurrency <n>', "most jobs at once (default: the crawl's); fewer while the host disturbs the probes' traces", 1, 16))
+    .option('--fixed-concurrency', 'keep --concurrency jobs at once even when the host disturbs the traces')
     .option('--enqueue-only', 'queue the jobs and return (workers run them: `ccbrowse worker`)')
     .addOption(opt.json())
-    .action(async (file: string, opts: { store?: string; out: string; concurrency?: number; enqueueOnly?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (file: string, opts: { store?: string; out: string; concurrency?: number; fixedConcurrency?: boolean; enqueueOnly?: boolean; json?: boolean }, cmd: Command) => {
       await load();
       const loaded = await M.loadCrawl(file);
       const def = loaded.definition;
@@ -109,7 +111,7 @@ export function registerCrawl(program: Command): void {
           const signal = interruptSignal();
           const ticker = setInterval(() => { void queue.progress(def.name).then((p) => { if (p) say.progress(M.formatProgress(p)); }, () => {}); }, 1000);
           try {
-            await M.runWorker({ queue, regions: def.regions, concurrency: opts.concurrency ?? def.concurrency, outDir: opts.out, signal,
+            await M.runWorker({ queue, regions: def.regions, concurrency: opts.concurrency ?? def.concurrency, fixedConcurrency: opts.fixedConcurrency ?? def.fixedConcurrency, outDir: opts.out, signal,
               crawlId: def.name, watchProbe: await watchFor(def.stopWhenStable), untilIdle: true, onEvent: eventLine(say), progress: say.detail });
           } finally {
             clearInterval(ticker);
@@ -215,11 +217,12 @@ export function registerCrawl(program: Command): void {
     .description('take the crawl jobs of a region from the queue and run them, several at once, until stopped; fires scheduled crawls'))
     .addOption(opt.regions(['local']))
     .addOption(opt.out('where run directories (<out>/<crawl>/) and the default store go', DEFAULT_OUT))
-    .addOption(opt.count('--concurrency <n>', 'jobs at once', 1, 16, 1))
+    .addOption(opt.count('--concurrency <n>', "most jobs at once; fewer while the host disturbs the probes' traces", 1, 16, 1))
+    .option('--fixed-concurrency', 'keep --concurrency jobs at once even when the host disturbs the traces')
     .option('--until-idle', 'return once no job of these regions is left (instead of waiting for more)')
     .addOption(opt.count('--lease <seconds>', 'lease a running job holds, renewed every quarter of it: a worker silent this long loses its job to another', 5, 3600, 60))
     .addOption(opt.json())
-    .action(async (opts: { region: string[]; store?: string; out: string; concurrency: number; untilIdle?: boolean; lease: number; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { region: string[]; store?: string; out: string; concurrency: number; fixedConcurrency?: boolean; untilIdle?: boolean; lease: number; json?: boolean }, cmd: Command) => {
       await load();
       requireRoot('worker');
       const storePath = storePathOf(opts);
@@ -227,9 +230,9 @@ export function registerCrawl(program: Command): void {
       await reapLeftovers(say.info);
       const queue = await openOrCreate(storePath);
       try {
-        say.info(`worker for ${opts.region.join(', ')} on ${queue.where}, ${opts.concurrency} at once`);
+        say.info(`worker for ${opts.region.join(', ')} on ${queue.where}, ${opts.fixedConcurrency ? '' : 'up to '}${opts.concurrency} at once`);
         // Any crawl in the queue may ask its probes to stop when stable: the model is loaded up front.
-        const summary = await M.runWorker({ queue, regions: opts.region, concurrency: opts.concurrency, outDir: opts.out, signal: interruptSignal(), watchProbe: await watchFor(true),
+        const summary = await M.runWorker({ queue, regions: opts.region, concurrency: opts.concurrency, fixedConcurrency: opts.fixedConcurrency, outDir: opts.out, signal: interruptSignal(), watchProbe: await watchFor(true),
           untilIdle: opts.untilIdle === true, leaseMs: opts.lease * 1000, onEvent: eventLine(say), progress: say.detail });
         console.log(opts.json ? JSON.stringify(summary) : `worker: ${summary.done} done, ${summary.failed} failed, ${summary.retried} retried, ${summary.released} given back`);
       } finally {

@@ -37,8 +37,10 @@ export const crawlSchema = z.object({
   repeats: z.number().int().min(1).max(100).default(1),
   /** Network profiles every job runs through (shipped names or files). */
   profiles: z.array(z.string().min(1)).min(1).default(['nebby-50', 'nebby-100']),
-  /** Jobs one worker runs at once (each in its own namespaces). */
+  /** Most jobs one worker runs at once (each in its own namespaces); fewer while the host disturbs the probes' traces. */
   concurrency: z.number().int().min(1).max(16).default(1),
+  /** Keep `concurrency` jobs at once even when the host disturbs the traces (jobs-at-once.ts). */
+  fixedConcurrency: z.boolean().default(false),
   /** Cron schedule (UTC): a worker enqueues a new round when it fires. */
   schedule: z.string().refine((s) => cronError(s) === undefined, { error: (i) => cronError(String(i.input)) ?? 'bad schedule' }).optional(),
   /** The running lab (its name) the targets are measured against; absent: the internet. */

@@ -15,6 +15,7 @@ import { labUpstream } from '../session/lab-upstream.js';
 import { internetUpstream } from '../session/upstream.js';
 import { CcbError, ExitCode } from '../util/errors.js';
 import { probeDisturbance } from './disturbed.js';
+import type { ProbeSeen } from './jobs-at-once.js';
 import type { Job, JobResult } from './queue.js';
 
 /** A job that did not produce a result: why, and whether retrying may help. */
@@ -36,6 +37,8 @@ export interface JobContext {
    * the model and the rule; the crawl layer knows nothing of verdicts). Absent: transfers run to the end.
    */
   watchProbe?: (target: ProbeTarget, profile: Profile) => TransferWatch;
+  /** Each complete probe, retakes included: whether the host disturbed its bottleneck (jobs-at-once.ts). */
+  probeMeasured?: (p: ProbeSeen) => void;
 }
 
 /** The page visit a bare URL gets in browser mode: load, scroll through, stay a while. */
@@ -74,9 +77,11 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
   const target = resolveProbeTarget(lab, job.spec.url!, job.region);
   const probes: ProbeResult[] = [];
   const remeasured: Remeasure[] = [];
-  const probe = (profile: Profile) => {
+  const probe = async (profile: Profile) => {
     const watch = job.spec.stopWhenStable ? ctx.watchProbe?.(target, profile) : undefined;
-    return probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch });
+    const p = await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch });
+    if (p.status === 'complete') ctx.probeMeasured?.({ disturbed: probeDisturbance(p) !== null, startedAt: Date.parse(p.startedAt) });
+    return p;
   };
   for (const profile of profiles) {
     if (ctx.signal.aborted) break;

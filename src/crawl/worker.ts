@@ -1,6 +1,7 @@
 /**
  * A crawl worker: claims the jobs of its region(s) from the queue, runs up to `concurrency`
- * at once (each session or probe in its own namespaces), and records each outcome. A job
+ * at once (each session or probe in its own namespaces; fewer while the host disturbs the
+ * probes' bottlenecks: jobs-at-once.ts), and records each outcome. A job
  * holds a lease it renews while it runs; the renewal also tells it the crawl was cancelled
  * (the job stops and is marked cancelled) or that the job was taken over (its result is
  * discarded). Ctrl-C stops the running jobs (each unwinds what it made) and gives them back
@@ -11,6 +12,7 @@ import { readRunDir, type RunData } from '../results/read.js';
 import { abortableSleep } from '../util/interrupt.js';
 import type { CrawlBackend } from './backend.js';
 import { JobFailure, runJob, type JobContext } from './job.js';
+import { JobsAtOnce, type JobsAtOnceChange, type ProbeSeen } from './jobs-at-once.js';
 import { CrawlQueue, workerId, type Job, type JobResult } from './queue.js';
 import { SqliteCrawlBackend } from './sqlite-backend.js';
 
@@ -22,13 +24,17 @@ export type WorkerEvent =
   | { type: 'released'; job: Job }
   | { type: 'cancelled'; job: Job }
   | { type: 'lost'; job: Job }
-  | { type: 'round'; crawlId: string; jobs: number };
+  | { type: 'round'; crawlId: string; jobs: number }
+  | { type: 'jobs-at-once'; change: JobsAtOnceChange };
 
 export interface WorkerOptions {
   /** The store's queue and results (SQLite or Postgres); a bare SQLite queue is wrapped. */
   queue: CrawlBackend | CrawlQueue;
   regions: string[];
+  /** Jobs at once: the ceiling when `fixedConcurrency` is not set (jobs-at-once.ts). */
   concurrency: number;
+  /** Keep `concurrency` jobs at once even when the host disturbs their traces. */
+  fixedConcurrency?: boolean;
   /** Run directories go to <outDir>/<crawl>/. */
   outDir: string;
   /** The process's interrupt signal: running jobs stop and are given back. */
@@ -65,6 +71,11 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const run = o.run ?? runJob;
   const summary: WorkerSummary = { done: 0, failed: 0, retried: 0, released: 0, cancelled: 0, lost: 0 };
   const running = new Set<Promise<void>>();
+  const atOnce = new JobsAtOnce({ ceiling: o.concurrency });
+  const probeMeasured = o.fixedConcurrency ? undefined : (p: ProbeSeen) => {
+    const change = atOnce.observe(p);
+    if (change) emit({ type: 'jobs-at-once', change });
+  };
 
   async function runOne(job: Job): Promise<void> {
     const ctl = new AbortController();
@@ -79,7 +90,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     }, Math.max(200, Math.floor(leaseMs / 4)));
     const signal = AbortSignal.any([o.signal, ctl.signal]);
     try {
-      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress, watchProbe: o.watchProbe });
+      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress, watchProbe: o.watchProbe, probeMeasured });
       const runs = readRuns(job, result);
       const ok = await queue.complete(job, result, runs);
       summary[ok ? 'done' : 'lost']++;
@@ -119,7 +130,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   while (!o.signal.aborted) {
     // Scheduled crawls of these regions: the next round when its time has come.
     if (!o.crawlId) for (const r of await queue.fireDueRounds(o.regions)) emit({ type: 'round', crawlId: r.crawlId, jobs: r.jobs });
-    while (running.size < o.concurrency && !o.signal.aborted) {
+    atOnce.running(running.size);
+    while (running.size < atOnce.limit() && !o.signal.aborted) {
       const job = await queue.claim(me, o.regions, leaseMs, o.crawlId);
       if (!job) break;
       emit({ type: 'claimed', job });

@@ -184,6 +184,48 @@ describe('crawl worker loop (substituted job runner)', () => {
   });
 });
 
+describe('jobs at once under a disturbing host (substituted job runner)', () => {
+  // Each job reports two probes, disturbed or not, as runProbeJob does through ctx.probeMeasured.
+  async function crawlWith(disturbed: boolean, fixedConcurrency?: boolean): Promise<{ most: number; last: number; events: string[] }> {
+    const file = join(mkdtempSync(join(tmpdir(), 'ccb-crawl-jao-')), 'store.sqlite');
+    const q = open(file);
+    q.enqueue(crawl({ name: 'c', targets: urls(24) }));
+    let running = 0;
+    let most = 0;
+    let last = 0;
+    const events: string[] = [];
+    await runWorker({
+      queue: q, regions: ['local'], concurrency: 4, fixedConcurrency, outDir: '/nonexistent', signal: new AbortController().signal, crawlId: 'c', untilIdle: true, pollMs: 5,
+      onEvent: (e) => { if (e.type === 'jobs-at-once') events.push(`${e.change.from}->${e.change.to}`); },
+      run: async (job, ctx) => {
+        running++;
+        most = Math.max(most, running);
+        last = running;
+        for (let i = 0; i < 2; i++) {
+          const startedAt = Date.now();
+          await new Promise((r) => setTimeout(r, 15));
+          ctx.probeMeasured?.({ disturbed, startedAt });
+        }
+        running--;
+        return { status: 'complete', dirs: [], runIds: [job.jobId], detail: null };
+      },
+    });
+    return { most, last, events };
+  }
+
+  it('a host that disturbs every probe brings the worker down to one job at a time', async () => {
+    const r = await crawlWith(true);
+    expect(r.most).toBe(4);
+    expect(r.events).toEqual(['4->3', '3->2', '2->1']);
+    expect(r.last).toBe(1);
+  });
+
+  it('clean probes keep the ceiling; --fixed-concurrency keeps it whatever the host does', async () => {
+    expect(await crawlWith(false)).toMatchObject({ most: 4, events: [] });
+    expect(await crawlWith(true, true)).toMatchObject({ most: 4, events: [] });
+  });
+});
+
 describe('probe crawls that stop when stable', () => {
   it('the crawl\'s stopWhenStable reaches each job, and the worker hands its jobs the watcher factory', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ccb-crawl-sws-')), 'store.sqlite');
