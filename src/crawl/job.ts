@@ -80,7 +80,8 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
   const probe = async (profile: Profile) => {
     const watch = job.spec.stopWhenStable ? ctx.watchProbe?.(target, profile) : undefined;
     const p = await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch });
-    if (p.status === 'complete') ctx.probeMeasured?.({ disturbed: probeDisturbance(p) !== null, startedAt: Date.parse(p.startedAt) });
+    // No delay-line figures, no evidence either way: not counted.
+    if (p.status === 'complete' && p.disturbance) ctx.probeMeasured?.({ disturbed: probeDisturbance(p) !== null, startedAt: Date.parse(p.startedAt) });
     return p;
   };
   for (const profile of profiles) {

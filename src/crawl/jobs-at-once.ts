@@ -12,22 +12,25 @@
  * over half of the recent probes were disturbed, one more after a run of clean ones.
  *
  * Only probes that began once the running jobs were down to the new number count toward the
- * next change: those that began earlier ran beside more jobs.
+ * next change: those that began earlier ran beside more jobs. Browser jobs report no probes:
+ * after a while with none (a worker that moved on to other crawls) the ceiling comes back.
  */
 
 export interface JobsAtOnceOptions {
   /** The most jobs at once (the crawl's or the command's `concurrency`). */
   ceiling: number;
-  /** Probes judged between changes (default 10: a few rounds of jobs, two profiles each). */
+  /** How many of the latest probes (since the last change) the decrease looks at (default 10). */
   window?: number;
   /**
-   * One fewer when this many of a window's probes were disturbed (default 6 of 10: over half;
+   * One fewer when this many of the window's probes were disturbed (default 6 of 10: over half;
    * a host that disturbs a third of the probes gets there in 3% of windows, one that disturbs
    * three quarters in 78%).
    */
   lowerAt?: number;
-  /** One more after this many clean probes in a row (default 8). */
+  /** One more after this many clean probes in a row (default 12: a host that disturbs 3 in 10 gets there from a given probe 1.4% of the time). */
   raiseAfter?: number;
+  /** Back to the ceiling after this long with no probe seen (default 10 min). */
+  idleResetMs?: number;
 }
 
 export interface ProbeSeen {
@@ -40,60 +43,68 @@ export interface JobsAtOnceChange { from: number; to: number; why: string }
 
 export class JobsAtOnce {
   private current: number;
-  /** Since when the jobs running have been no more than the limit (after the last change). */
-  private settledAt = -Infinity;
+  /** False after a decrease until the jobs running are within the new limit. */
   private settled = true;
-  private seen = 0;
-  private disturbed = 0;
+  /** Probes that began before this (the last change, or when the jobs settled after it) do not count. */
+  private countFrom = -Infinity;
+  /** The latest probes counted since the last change, oldest first: disturbed or not. */
+  private latest: boolean[] = [];
   private cleanInARow = 0;
+  private lastSeenAt = -Infinity;
   private readonly window: number;
   private readonly lowerAt: number;
   private readonly raiseAfter: number;
+  private readonly idleResetMs: number;
 
   constructor(private readonly o: JobsAtOnceOptions) {
     this.current = o.ceiling;
     this.window = o.window ?? 10;
     this.lowerAt = o.lowerAt ?? 6;
-    this.raiseAfter = o.raiseAfter ?? 8;
+    this.raiseAfter = o.raiseAfter ?? 12;
+    this.idleResetMs = o.idleResetMs ?? 10 * 60_000;
   }
 
   limit(): number {
     return this.current;
   }
 
-  /** The worker's jobs running now: probes count again once they are down to the limit. */
-  running(jobs: number, now = Date.now()): void {
-    if (!this.settled && jobs <= this.current) { this.settled = true; this.settledAt = now; }
+  /**
+   * The worker's jobs running now: after a decrease, probes count again once these are within
+   * the limit. A long while with no probe seen brings the ceiling back (the change, if any).
+   */
+  running(jobs: number, now = Date.now()): JobsAtOnceChange | null {
+    if (!this.settled && jobs <= this.current) { this.settled = true; this.countFrom = now; }
+    if (this.current < this.o.ceiling && this.lastSeenAt > -Infinity && now - this.lastSeenAt >= this.idleResetMs) {
+      return this.change(this.o.ceiling, `no probe for ${Math.round((now - this.lastSeenAt) / 60_000)} min`, now);
+    }
+    return null;
   }
 
   /** One probe measured; returns the change it caused, if any. */
   observe(p: ProbeSeen, now = Date.now()): JobsAtOnceChange | null {
-    if (!this.settled || p.startedAt < this.settledAt) return null;
-    this.seen++;
-    if (p.disturbed) { this.disturbed++; this.cleanInARow = 0; } else this.cleanInARow++;
-    if (this.disturbed >= this.lowerAt && this.current > 1) {
-      return this.change(this.current - 1, `${this.disturbed} of the last ${this.seen} probes went through a bottleneck the host disturbed`, now);
+    this.lastSeenAt = now;
+    if (!this.settled || p.startedAt < this.countFrom) return null;
+    this.latest.push(p.disturbed);
+    if (this.latest.length > this.window) this.latest.shift();
+    this.cleanInARow = p.disturbed ? 0 : this.cleanInARow + 1;
+    const disturbed = this.latest.filter(Boolean).length;
+    if (disturbed >= this.lowerAt && this.current > 1) {
+      return this.change(this.current - 1, `${disturbed} of the last ${this.latest.length} probes went through a bottleneck the host disturbed`, now);
     }
     if (this.cleanInARow >= this.raiseAfter && this.current < this.o.ceiling) {
       return this.change(this.current + 1, `${this.cleanInARow} clean probes in a row`, now);
     }
-    if (this.seen >= this.window) this.restart();
     return null;
   }
 
   private change(to: number, why: string, now: number): JobsAtOnceChange {
     const from = this.current;
     this.current = to;
-    // One more: the jobs running are already within it. One fewer: wait until they are.
+    // More: the jobs running are already within it. Fewer: wait until they are (running()).
     this.settled = to > from;
-    this.settledAt = now;
+    this.countFrom = now;
+    this.latest = [];
     this.cleanInARow = 0;
-    this.restart();
     return { from, to, why };
-  }
-
-  private restart(): void {
-    this.seen = 0;
-    this.disturbed = 0;
   }
 }

@@ -72,9 +72,13 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const summary: WorkerSummary = { done: 0, failed: 0, retried: 0, released: 0, cancelled: 0, lost: 0 };
   const running = new Set<Promise<void>>();
   const atOnce = new JobsAtOnce({ ceiling: o.concurrency });
+  const announce = (change: JobsAtOnceChange | null) => {
+    if (!change) return;
+    try { emit({ type: 'jobs-at-once', change }); } catch { /* a listener's failure is not the job's */ }
+  };
   const probeMeasured = o.fixedConcurrency ? undefined : (p: ProbeSeen) => {
-    const change = atOnce.observe(p);
-    if (change) emit({ type: 'jobs-at-once', change });
+    announce(atOnce.observe(p));
+    announce(atOnce.running(running.size)); // already within a lower limit: count from now
   };
 
   async function runOne(job: Job): Promise<void> {
@@ -130,12 +134,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   while (!o.signal.aborted) {
     // Scheduled crawls of these regions: the next round when its time has come.
     if (!o.crawlId) for (const r of await queue.fireDueRounds(o.regions)) emit({ type: 'round', crawlId: r.crawlId, jobs: r.jobs });
-    atOnce.running(running.size);
+    if (!o.fixedConcurrency) announce(atOnce.running(running.size));
     while (running.size < atOnce.limit() && !o.signal.aborted) {
       const job = await queue.claim(me, o.regions, leaseMs, o.crawlId);
       if (!job) break;
       emit({ type: 'claimed', job });
-      const p: Promise<void> = runOne(job).finally(() => running.delete(p));
+      const p: Promise<void> = runOne(job).finally(() => { running.delete(p); if (!o.fixedConcurrency) announce(atOnce.running(running.size)); });
       running.add(p);
     }
     if (o.untilIdle && running.size === 0 && await idle()) break;

@@ -49,6 +49,30 @@ describe('JobsAtOnce', () => {
     expect(j.limit()).toBe(3);
   });
 
+  it('the window slides: six disturbed among the last ten, across any boundary, take one job away', () => {
+    const j = new JobsAtOnce({ ceiling: 5 });
+    const t = feed(j, 0, '.....xxxxx');
+    expect(j.limit()).toBe(5);
+    expect(j.observe(bad(t), t)).toMatchObject({ from: 5, to: 4, why: '6 of the last 10 probes went through a bottleneck the host disturbed' });
+  });
+
+  it('no job is given back while the jobs running are still over a lowered limit', () => {
+    const j = new JobsAtOnce({ ceiling: 3 });
+    let t = feed(j, 0, 'xxxxxx');
+    expect(j.limit()).toBe(2);
+    for (let i = 0; i < 20; i++, t++) expect(j.observe(clean(t), t)).toBeNull();
+    expect(j.limit()).toBe(2);
+  });
+
+  it('a long while with no probe (browser jobs, another crawl) brings the ceiling back', () => {
+    const j = new JobsAtOnce({ ceiling: 4, idleResetMs: 60_000 });
+    const t = feed(j, 0, 'xxxxxx');
+    expect(j.limit()).toBe(3);
+    expect(j.running(3, t + 59_000)).toBeNull();
+    expect(j.running(3, t + 60_000)).toMatchObject({ from: 3, to: 4, why: 'no probe for 1 min' });
+    expect(j.running(4, t + 200_000)).toBeNull();
+  });
+
   it('never below one job, never above the ceiling', () => {
     const j = new JobsAtOnce({ ceiling: 2 });
     const t = feed(j, 0, 'x'.repeat(40));
@@ -57,16 +81,16 @@ describe('JobsAtOnce', () => {
     expect(j.limit()).toBe(2);
   });
 
-  it('eight clean probes in a row give a job back; a disturbed one starts the count again', () => {
+  it('twelve clean probes in a row give a job back; a disturbed one starts the count again', () => {
     const j = new JobsAtOnce({ ceiling: 4 });
     let t = feed(j, 0, 'xxxxxx');
     expect(j.limit()).toBe(3);
-    t = feed(j, t, '.......');
+    t = feed(j, t, '...........');
     expect(j.limit()).toBe(3);
     j.running(3, t);
-    expect(j.observe(clean(t), t)).toMatchObject({ from: 3, to: 4, why: '8 clean probes in a row' });
+    expect(j.observe(clean(t), t)).toMatchObject({ from: 3, to: 4, why: '12 clean probes in a row' });
     const k = new JobsAtOnce({ ceiling: 4 });
-    feed(k, feed(k, 0, 'xxxxxx'), '....x.......');
+    feed(k, feed(k, 0, 'xxxxxx'), '........x...........');
     expect(k.limit()).toBe(3);
   });
 });
