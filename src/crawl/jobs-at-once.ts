@@ -7,8 +7,8 @@
  * five at once gave 151 site-measurements per hour with 39 of 54 flows disturbed, three at once
  * 145 per hour with 4). A crawl gets answers at about N x (1 - d) for N jobs at once with a
  * share d of disturbed probes (a disturbed probe is measured again: its time is lost), so one
- * job fewer pays as soon as d passes 1/2 (measured on that VM: d ~0.9 at five and four at once,
- * ~0.75 at three, ~0.3 at two). So the worker's `concurrency` is a ceiling: one job fewer when
+ * job fewer pays as soon as d passes 1/2 (measured on that VM, by probes running beside each
+ * other: d 0.85 at five, 0.80 at four, 0.35 at three and two, 0.15 alone). So the worker's `concurrency` is a ceiling: one job fewer when
  * over half of the recent probes were disturbed, one more after a run of clean ones.
  *
  * Only probes that began once the running jobs were down to the new number count toward the

@@ -76,9 +76,11 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     if (!change) return;
     try { emit({ type: 'jobs-at-once', change }); } catch { /* a listener's failure is not the job's */ }
   };
+  // A fixed worker's count never sees a probe, so its limit stays at the ceiling.
+  const recheck = () => announce(atOnce.running(running.size));
   const probeMeasured = o.fixedConcurrency ? undefined : (p: ProbeSeen) => {
     announce(atOnce.observe(p));
-    announce(atOnce.running(running.size)); // already within a lower limit: count from now
+    recheck(); // already within a lower limit: count from now
   };
 
   async function runOne(job: Job): Promise<void> {
@@ -134,12 +136,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   while (!o.signal.aborted) {
     // Scheduled crawls of these regions: the next round when its time has come.
     if (!o.crawlId) for (const r of await queue.fireDueRounds(o.regions)) emit({ type: 'round', crawlId: r.crawlId, jobs: r.jobs });
-    if (!o.fixedConcurrency) announce(atOnce.running(running.size));
+    recheck();
     while (running.size < atOnce.limit() && !o.signal.aborted) {
       const job = await queue.claim(me, o.regions, leaseMs, o.crawlId);
       if (!job) break;
       emit({ type: 'claimed', job });
-      const p: Promise<void> = runOne(job).finally(() => { running.delete(p); if (!o.fixedConcurrency) announce(atOnce.running(running.size)); });
+      const p: Promise<void> = runOne(job).finally(() => { running.delete(p); recheck(); });
       running.add(p);
     }
     if (o.untilIdle && running.size === 0 && await idle()) break;
