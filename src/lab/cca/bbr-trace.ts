@@ -82,6 +82,8 @@ export interface WindowDip {
    */
   tBeforeUs: number;
   tAfterUs: number;
+  /** The trace ended inside the dip: its length is a lower bound, not the dip's own. */
+  cutByTraceEnd: boolean;
   /** Smallest cwnd in the dip (packets). */
   cwndMin: number;
   /** Median cwnd of the steady trace (the level it dipped from). */
@@ -106,6 +108,7 @@ export function windowDips(samples: readonly TcpInfoSample[], opts: { fraction?:
       out.push({
         tStartUs: cur[0].tUs, tEndUs: cur[cur.length - 1].tUs,
         tBeforeUs: (before ?? cur[0]).tUs, tAfterUs: (after ?? cur[cur.length - 1]).tUs,
+        cutByTraceEnd: after === undefined,
         cwndMin: Math.min(...cur.map((s) => s.cwnd)), cwndTypical: typical,
       });
     }

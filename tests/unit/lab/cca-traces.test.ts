@@ -60,6 +60,13 @@ describe('bbr-trace', () => {
     const { delaysUs, dueUs } = probeRttDelays(s, dips, 5_000_000);
     expect(delaysUs).toEqual([5_200_000]);
     expect(dueUs).toBe(dips[0].tEndUs + 5_000_000);
+    expect(dips[0].cutByTraceEnd).toBe(false);
+  });
+
+  it('marks a dip the end of the trace cut short', () => {
+    const dips = windowDips(bbrLike().filter((x) => x.tUs < 5_650_000));
+    expect(dips).toHaveLength(1);
+    expect(dips[0].cutByTraceEnd).toBe(true);
   });
 
   it('does not take a loss recovery cut for a ProbeRTT', () => {
