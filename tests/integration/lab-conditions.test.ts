@@ -82,7 +82,11 @@ describe.skipIf(!isRoot)('conditions grid: path, sender and ACK axes', () => {
     const sends: number[] = [];
     for (let i = 0; i < t.length && sends.length < 30; i++) if (flags[i] & 16) sends.push(t[i]);
     const gaps = sends.slice(1).map((x, i) => x - sends[i]);
-    expect(gaps.filter((g) => g > 0.001).length).toBeGreaterThan(gaps.length / 3);
+    // Unpaced, all 29 gaps are microseconds; paced, most are over 1 ms on a quiet host. A host
+    // stall makes the pacing timer release what fell due at once (session 37 saw a third fail),
+    // so a fifth is asked: still never met by a back-to-back flight.
+    const ms = gaps.map((g) => (g * 1000).toFixed(2)).join(' ');
+    expect(gaps.filter((g) => g > 0.001).length, `first-flight gaps (ms): ${ms}`).toBeGreaterThan(gaps.length / 5);
   }, 180_000);
 
   it('cross traffic on the server-side path: the region link is loaded and shared', async () => {
