@@ -14,8 +14,8 @@ import { runScenarioSession } from '../session/run.js';
 import { labUpstream } from '../session/lab-upstream.js';
 import { internetUpstream } from '../session/upstream.js';
 import { CcbError, ExitCode } from '../util/errors.js';
-import { probeDisturbance } from './disturbed.js';
-import type { ProbeSeen } from './jobs-at-once.js';
+import { browserRunTraces, traceDisturbance } from './disturbed.js';
+import type { TraceSeen } from './jobs-at-once.js';
 import type { Job, JobResult } from './queue.js';
 
 /** A job that did not produce a result: why, and whether retrying may help. */
@@ -37,8 +37,11 @@ export interface JobContext {
    * the model and the rule; the crawl layer knows nothing of verdicts). Absent: transfers run to the end.
    */
   watchProbe?: (target: ProbeTarget, profile: Profile) => TransferWatch;
-  /** Each complete probe, retakes included: whether the host disturbed its bottleneck (jobs-at-once.ts). */
-  probeMeasured?: (p: ProbeSeen) => void;
+  /**
+   * Each complete probe, retakes included, and each profile of a complete browser run: whether
+   * the host disturbed its bottleneck (jobs-at-once.ts).
+   */
+  traceMeasured?: (p: TraceSeen) => void;
 }
 
 /** The page visit a bare URL gets in browser mode: load, scroll through, stay a while. */
@@ -81,7 +84,7 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
     const watch = job.spec.stopWhenStable ? ctx.watchProbe?.(target, profile) : undefined;
     const p = await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch });
     // No delay-line figures, no evidence either way: not counted.
-    if (p.status === 'complete' && p.disturbance) ctx.probeMeasured?.({ disturbed: probeDisturbance(p) !== null, startedAt: Date.parse(p.startedAt) });
+    if (p.status === 'complete' && p.disturbance) ctx.traceMeasured?.({ disturbed: traceDisturbance(p) !== null, startedAt: Date.parse(p.startedAt) });
     return p;
   };
   for (const profile of profiles) {
@@ -92,7 +95,7 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
     // capture stays on disk and in the result's detail; the census reads the last complete one
     // (a retake that fails keeps the disturbed capture rather than failing the job).
     for (let again = 0; again < (job.spec.remeasureDisturbed ?? 0) && p.status === 'complete' && !ctx.signal.aborted; again++) {
-      const why = probeDisturbance(p);
+      const why = traceDisturbance(p);
       if (!why) break;
       ctx.progress?.(`${p.runId}: ${why}; measuring ${profile.name} again`);
       const retake = await probe(profile);
@@ -129,11 +132,13 @@ async function runBrowserJob(job: Job, lab: RunningLab | undefined, profiles: Pr
     ? await loadScenario(job.spec.scenarioFile)
     : pageVisitScenario(job.spec.url!, job.spec.visitSeconds, lab !== undefined);
   if (scenario.lab && !lab) throw new JobFailure(`scenario ${scenario.name} is a lab scenario: give the crawl a lab`, true);
+  const startedAt = Date.now();
   const o = await runScenarioSession({
     scenario, scenarioFile: job.spec.scenarioFile ?? `crawl:${job.spec.url}`, upstream: lab ? labUpstream(lab, job.region) : internetUpstream(), region: job.region,
     loadedProfiles: profiles, outDir: ctx.outDir, progress: ctx.progress, signal: ctx.signal,
   });
   if (o.status !== 'complete') throw new JobFailure(`run ${o.runId} incomplete: ${o.incompleteReason ?? 'unknown reason'}`);
+  for (const trace of browserRunTraces(o.dir, profiles, startedAt)) ctx.traceMeasured?.(trace);
   return {
     status: 'complete', dirs: [o.dir], runIds: [o.runId],
     detail: { mode: 'browser', scenario: scenario.name, url: scenario.startUrl, hosts: o.summary.map((r) => ({ host: r.host, label: r.label, confidence: r.confidence })) },

@@ -11,9 +11,10 @@
  * other: d 0.85 at five, 0.80 at four, 0.35 at three and two, 0.15 alone). So the worker's `concurrency` is a ceiling: one job fewer when
  * over half of the recent probes were disturbed, one more after a run of clean ones.
  *
- * Only probes that began once the running jobs were down to the new number count toward the
- * next change: those that began earlier ran beside more jobs. Browser jobs report no probes:
- * after a while with none (a worker that moved on to other crawls) the ceiling comes back.
+ * A browser job counts each of its profiles' traces as a probe (the same bounds, on the
+ * disturbance its run recorded). Only probes that began once the running jobs were down to the
+ * new number count toward the next change: those that began earlier ran beside more jobs. After
+ * a while with none (a worker that moved on to other crawls) the ceiling comes back.
  */
 
 export interface JobsAtOnceOptions {
@@ -33,9 +34,10 @@ export interface JobsAtOnceOptions {
   idleResetMs?: number;
 }
 
-export interface ProbeSeen {
+/** One trace through a bottleneck: a probe's transfer, or one profile of a browser job. */
+export interface TraceSeen {
   disturbed: boolean;
-  /** When the probe began (ms since the epoch). */
+  /** When it began (ms since the epoch; a browser job's start for each of its profiles). */
   startedAt: number;
 }
 
@@ -81,7 +83,7 @@ export class JobsAtOnce {
   }
 
   /** One probe measured; returns the change it caused, if any. */
-  observe(p: ProbeSeen, now = Date.now()): JobsAtOnceChange | null {
+  observe(p: TraceSeen, now = Date.now()): JobsAtOnceChange | null {
     this.lastSeenAt = now;
     if (!this.settled || p.startedAt < this.countFrom) return null;
     this.latest.push(p.disturbed);

@@ -12,7 +12,7 @@ import { readRunDir, type RunData } from '../results/read.js';
 import { abortableSleep } from '../util/interrupt.js';
 import type { CrawlBackend } from './backend.js';
 import { JobFailure, runJob, type JobContext } from './job.js';
-import { JobsAtOnce, type JobsAtOnceChange, type ProbeSeen } from './jobs-at-once.js';
+import { JobsAtOnce, type JobsAtOnceChange, type TraceSeen } from './jobs-at-once.js';
 import { CrawlQueue, workerId, type Job, type JobResult } from './queue.js';
 import { SqliteCrawlBackend } from './sqlite-backend.js';
 
@@ -78,7 +78,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   };
   // A fixed worker's count never sees a probe, so its limit stays at the ceiling.
   const recheck = () => announce(atOnce.running(running.size));
-  const probeMeasured = o.fixedConcurrency ? undefined : (p: ProbeSeen) => {
+  const traceMeasured = o.fixedConcurrency ? undefined : (p: TraceSeen) => {
     announce(atOnce.observe(p));
     recheck(); // already within a lower limit: count from now
   };
@@ -96,7 +96,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     }, Math.max(200, Math.floor(leaseMs / 4)));
     const signal = AbortSignal.any([o.signal, ctl.signal]);
     try {
-      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress, watchProbe: o.watchProbe, probeMeasured });
+      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress, watchProbe: o.watchProbe, traceMeasured });
       const runs = readRuns(job, result);
       const ok = await queue.complete(job, result, runs);
       summary[ok ? 'done' : 'lost']++;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { classifyFlow } from '../classify/index.js';
-import { disturbanceSchema, type Disturbance } from '../shaper/disturbance.js';
+import { DISTURBANCE_FILE, readDisturbance } from '../shaper/disturbance.js';
 import { seriesAtKnownRate } from '../trace/conditions.js';
 import type { Model } from '../classify/model.js';
 import type { Verdict } from '../classify/verdict.js';
@@ -67,8 +67,7 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
   return null;
 }
 
-/** Per profile: how the measuring host disturbed the bottleneck during the activity (src/shaper/disturbance.ts). */
-export const DISTURBANCE_FILE = 'disturbance.json';
+export { DISTURBANCE_FILE };
 
 export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[],
   opts: { lab?: boolean; bottleneck?: BottleneckModel | null; rateKbit?: number; notForClassification?: boolean } = {}): Promise<ProfileAnalysis> {
@@ -175,12 +174,3 @@ function annotateHar(dir: string, reqs: { url: string; flowId: string | null; as
   writeFileSync(join(dir, 'session.ccb.har'), JSON.stringify(har));
 }
 
-/** The profile's disturbance record, or null (runs recorded before it, or an unreadable file). */
-function readDisturbance(path: string): Disturbance | null {
-  if (!existsSync(path)) return null;
-  try {
-    return disturbanceSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
-  } catch {
-    return null;
-  }
-}

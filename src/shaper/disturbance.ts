@@ -6,8 +6,12 @@
  * (a second lab on the same 2-core host once turned a CUBIC flow into "BBRv1"). A verdict
  * taken through a disturbed bottleneck must say so instead of guessing.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { DelayLineStats } from './delayline.js';
+
+/** Per profile of a run: how the measuring host disturbed the bottleneck during the activity. */
+export const DISTURBANCE_FILE = 'disturbance.json';
 
 export const disturbanceSchema = z.object({
   /** Seconds of the measurement window the summary covers. */
@@ -63,6 +67,16 @@ export async function loadAverage(): Promise<number | null> {
   try {
     const { readFileSync } = await import('node:fs');
     return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return null;
+  }
+}
+
+/** A profile's disturbance record, or null (runs recorded before it, or an unreadable file). */
+export function readDisturbance(path: string): Disturbance | null {
+  if (!existsSync(path)) return null;
+  try {
+    return disturbanceSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
   } catch {
     return null;
   }

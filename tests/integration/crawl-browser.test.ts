@@ -65,6 +65,8 @@ export default defineCrawl({
       expect(rows.map((r) => r.job_id)).toEqual([expect.stringMatching(/www\.lab\.ccb\.test/)]);
       const [runDir] = JSON.parse(rows[0].dirs) as string[];
       expect((JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { status: string }).status).toBe('complete');
+      // What the worker's jobs-at-once count reads of a browser job (crawl/disturbed.ts).
+      expect(existsSync(join(runDir, 'fast-20m', 'disturbance.json'))).toBe(true);
       const failed = db.prepare("SELECT COUNT(*) AS n FROM crawl_jobs WHERE state = 'failed'").get() as { n: number };
       expect(failed.n).toBe(3);
     } finally {

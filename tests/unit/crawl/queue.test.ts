@@ -185,7 +185,7 @@ describe('crawl worker loop (substituted job runner)', () => {
 });
 
 describe('jobs at once under a disturbing host (substituted job runner)', () => {
-  // Each job reports two probes, disturbed or not, as runProbeJob does through ctx.probeMeasured.
+  // Each job reports two probes, disturbed or not, as runProbeJob does through ctx.traceMeasured.
   async function crawlWith(disturbed: boolean, fixedConcurrency?: boolean): Promise<{ most: number; last: number; events: string[] }> {
     const file = join(mkdtempSync(join(tmpdir(), 'ccb-crawl-jao-')), 'store.sqlite');
     const q = open(file);
@@ -204,7 +204,7 @@ describe('jobs at once under a disturbing host (substituted job runner)', () => 
         for (let i = 0; i < 2; i++) {
           const startedAt = Date.now();
           await new Promise((r) => setTimeout(r, 15));
-          ctx.probeMeasured?.({ disturbed, startedAt });
+          ctx.traceMeasured?.({ disturbed, startedAt });
         }
         running--;
         return { status: 'complete', dirs: [], runIds: [job.jobId], detail: null };
