@@ -62,7 +62,9 @@ function lateArrivals(log: ArrivalRecord[]): ArrivalRecord[] {
   });
 }
 
-describe.skipIf(!isRoot)('ccb-delayline impairments on real namespaces', () => {
+// One retry: each test measures a fresh stream, and a host stall can move one stream's timing
+// (stop 33's CI: releases on the tick 85% against the 90% then asked); a wrong impairment fails both.
+describe.skipIf(!isRoot)('ccb-delayline impairments on real namespaces', { retry: 1 }, () => {
   const tag = randomTag();
   let stack: CleanupStack;
   let lab: DelayLab;

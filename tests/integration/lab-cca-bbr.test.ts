@@ -11,7 +11,7 @@
  * and a late delay-line release can hand the sender a new minimum, so periods are
  * checked as windows, not exact values.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/util/exec.js';
 import { bpfSourceDir, ensureRegistered } from '../../src/lab/cca.js';
 import { goodputBps, median } from '../../src/lab/cca/tcpinfo.js';
@@ -46,9 +46,18 @@ function describeRun(name: string, r: Transfer): string {
     `retrans ${r.samples.at(-1)?.totalRetrans}; host: ${r.hostStalls}`;
 }
 
-describe.skipIf(!isRoot)('lab BBRv2/BBRv3 against kernel BBRv1 (real namespaces, delay line, root)', () => {
+// One retry, on transfers measured again: a host stall (CI: a sampler stall of 18 ms, bursty ACKs)
+// can move one reading of these shapes out of its window, while a controller that lacks the
+// behaviour fails both times.
+describe.skipIf(!isRoot)('lab BBRv2/BBRv3 against kernel BBRv1 (real namespaces, delay line, root)', { retry: 1 }, () => {
   let path: CcaPath;
   const clean: Record<string, Transfer> = {};
+
+  beforeEach((ctx) => {
+    if (!ctx.task.result?.retryCount) return;
+    console.log(`[lab-cca-bbr] retrying '${ctx.task.name}' on fresh transfers`);
+    for (const cca of Object.keys(clean)) delete clean[cca];
+  });
 
   beforeAll(async () => {
     await run('make', ['-C', bpfSourceDir()], { timeoutMs: 300_000 });
