@@ -12,7 +12,8 @@
  * over half of the recent probes were disturbed, one more after a run of clean ones.
  *
  * A browser job counts each of its profiles' traces as a probe (the same bounds, on the
- * disturbance its run recorded). Only probes that began once the running jobs were down to the
+ * disturbance its run recorded): not measured again, but its verdicts are withheld all the
+ * same, so the same half applies. Only probes that began once the running jobs were down to the
  * new number count toward the next change: those that began earlier ran beside more jobs. After
  * a while with none (a worker that moved on to other crawls) the ceiling comes back.
  */
@@ -71,18 +72,18 @@ export class JobsAtOnce {
   }
 
   /**
-   * The worker's jobs running now: after a decrease, probes count again once these are within
-   * the limit. A long while with no probe seen brings the ceiling back (the change, if any).
+   * The worker's jobs running now: after a decrease, traces count again once these are within
+   * the limit. A long while with no trace seen brings the ceiling back (the change, if any).
    */
   running(jobs: number, now = Date.now()): JobsAtOnceChange | null {
     if (!this.settled && jobs <= this.current) { this.settled = true; this.countFrom = now; }
     if (this.current < this.o.ceiling && this.lastSeenAt > -Infinity && now - this.lastSeenAt >= this.idleResetMs) {
-      return this.change(this.o.ceiling, `no probe for ${Math.round((now - this.lastSeenAt) / 60_000)} min`, now);
+      return this.change(this.o.ceiling, `no trace for ${Math.round((now - this.lastSeenAt) / 60_000)} min`, now);
     }
     return null;
   }
 
-  /** One probe measured; returns the change it caused, if any. */
+  /** One trace measured (a probe's, or a browser job's profile); returns the change it caused, if any. */
   observe(p: TraceSeen, now = Date.now()): JobsAtOnceChange | null {
     this.lastSeenAt = now;
     if (!this.settled || p.startedAt < this.countFrom) return null;
@@ -91,10 +92,10 @@ export class JobsAtOnce {
     this.cleanInARow = p.disturbed ? 0 : this.cleanInARow + 1;
     const disturbed = this.latest.filter(Boolean).length;
     if (disturbed >= this.lowerAt && this.current > 1) {
-      return this.change(this.current - 1, `${disturbed} of the last ${this.latest.length} probes went through a bottleneck the host disturbed`, now);
+      return this.change(this.current - 1, `${disturbed} of the last ${this.latest.length} traces went through a bottleneck the host disturbed`, now);
     }
     if (this.cleanInARow >= this.raiseAfter && this.current < this.o.ceiling) {
-      return this.change(this.current + 1, `${this.cleanInARow} clean probes in a row`, now);
+      return this.change(this.current + 1, `${this.cleanInARow} clean traces in a row`, now);
     }
     return null;
   }

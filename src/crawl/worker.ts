@@ -1,7 +1,7 @@
 /**
  * A crawl worker: claims the jobs of its region(s) from the queue, runs up to `concurrency`
  * at once (each session or probe in its own namespaces; fewer while the host disturbs the
- * probes' bottlenecks: jobs-at-once.ts), and records each outcome. A job
+ * bottlenecks of their traces: jobs-at-once.ts), and records each outcome. A job
  * holds a lease it renews while it runs; the renewal also tells it the crawl was cancelled
  * (the job stops and is marked cancelled) or that the job was taken over (its result is
  * discarded). Ctrl-C stops the running jobs (each unwinds what it made) and gives them back

@@ -185,8 +185,9 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       if (!isInterruption(err)) throw err;
       result.error = (err as Error).message;
     }
+    // No delay line (or no answer from it): no figures, rather than zeros that read as a quiet host.
     const stats = await shaper.delayLine?.stats().catch(() => undefined);
-    result.disturbance = disturbanceOf(stats, t0 * 1000, Date.now() * 1000, await loadAverage());
+    if (stats) result.disturbance = disturbanceOf(stats, t0 * 1000, Date.now() * 1000, await loadAverage());
     if (crossChild && result.crossTraffic) {
       // Still running means it competed for the whole probe; it is stopped with the stack.
       result.crossTraffic.exitCode = crossChild.child.exitCode;

@@ -194,8 +194,9 @@ export async function runScenarioSession(opts: RunOptions): Promise<RunOutcome> 
       browserVersion = session.browserVersion;
       writeFileSync(join(pdir, REQUESTS_FILE), JSON.stringify(session.requests));
       // How the host disturbed the bottleneck meanwhile: a verdict through a disturbed one says so.
+      // No delay line (or no answer from it): no record, rather than zeros that read as a quiet host.
       const late = await shaper.delayLine?.stats().catch(() => undefined);
-      writeFileSync(join(pdir, DISTURBANCE_FILE), JSON.stringify(disturbanceOf(late, profileStart * 1e6, Date.now() * 1000, await loadAverage())));
+      if (late) writeFileSync(join(pdir, DISTURBANCE_FILE), JSON.stringify(disturbanceOf(late, profileStart * 1e6, Date.now() * 1000, await loadAverage())));
       const atEnd = meter.counters();
       const stats = await capture.stop();
       writeFileSync(join(pdir, 'capture-stats.json'), JSON.stringify({ ...stats, ...atEnd }));

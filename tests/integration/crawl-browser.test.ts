@@ -12,6 +12,8 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labDown, labUp } from '../../src/lab/control.js';
+import { runJob } from '../../src/crawl/job.js';
+import type { TraceSeen } from '../../src/crawl/jobs-at-once.js';
 import { stateDir } from '../../src/net/cleanup.js';
 import { nodeModuleCommand } from '../../src/util/node-script.js';
 import { isRoot, listNamespaces } from '../helpers/system.js';
@@ -65,8 +67,6 @@ export default defineCrawl({
       expect(rows.map((r) => r.job_id)).toEqual([expect.stringMatching(/www\.lab\.ccb\.test/)]);
       const [runDir] = JSON.parse(rows[0].dirs) as string[];
       expect((JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { status: string }).status).toBe('complete');
-      // What the worker's jobs-at-once count reads of a browser job (crawl/disturbed.ts).
-      expect(existsSync(join(runDir, 'fast-20m', 'disturbance.json'))).toBe(true);
       const failed = db.prepare("SELECT COUNT(*) AS n FROM crawl_jobs WHERE state = 'failed'").get() as { n: number };
       expect(failed.n).toBe(3);
     } finally {
@@ -84,4 +84,20 @@ export default defineCrawl({
     }) : [];
     expect(owners).not.toContain(run.pid);
   }, 900_000);
+
+  it('a browser job hands the worker one trace per profile, from no earlier than the job began', async () => {
+    const seen: TraceSeen[] = [];
+    const before = Date.now();
+    const result = await runJob({
+      jobId: 'browser-test:0:r1:0:visit', crawlId: 'browser-test', round: 0, targetKey: 'visit', region: 'r1', repeatIndex: 0,
+      attempt: 1, maxAttempts: 1, claimToken: 'test',
+      spec: { mode: 'browser', url: 'https://www.lab.ccb.test/vod/', profiles: ['fast-20m'], lab: 'ccb-crawlb', timeoutSeconds: 60, visitSeconds: 3, backoffSeconds: 1 },
+    }, { outDir: dir, signal: new AbortController().signal, traceMeasured: (t) => seen.push(t) });
+    expect(result.status).toBe('complete');
+    // The run's own record of its delay line is what the count read (crawl/disturbed.ts).
+    expect(existsSync(join(result.dirs[0], 'fast-20m', 'disturbance.json'))).toBe(true);
+    expect(seen).toHaveLength(1);
+    expect(seen[0].startedAt).toBeGreaterThanOrEqual(before);
+    expect(typeof seen[0].disturbed).toBe('boolean');
+  }, 300_000);
 });

@@ -31,7 +31,7 @@ describe('JobsAtOnce', () => {
     for (const [i, p] of ['x', '.', 'x', 'x', '.', 'x', 'x'].entries()) expect(k.observe(p === 'x' ? bad(i) : clean(i), i)).toBeNull();
     const c = k.observe(bad(7), 7);
     expect(c).toMatchObject({ from: 5, to: 4 });
-    expect(c!.why).toMatch(/^6 of the last 8 probes/);
+    expect(c!.why).toMatch(/^6 of the last 8 traces/);
   });
 
   it('after one fewer, probes count only once the jobs running are down to it, and only those begun since', () => {
@@ -53,7 +53,7 @@ describe('JobsAtOnce', () => {
     const j = new JobsAtOnce({ ceiling: 5 });
     const t = feed(j, 0, '.....xxxxx');
     expect(j.limit()).toBe(5);
-    expect(j.observe(bad(t), t)).toMatchObject({ from: 5, to: 4, why: '6 of the last 10 probes went through a bottleneck the host disturbed' });
+    expect(j.observe(bad(t), t)).toMatchObject({ from: 5, to: 4, why: '6 of the last 10 traces went through a bottleneck the host disturbed' });
   });
 
   it('no job is given back while the jobs running are still over a lowered limit', () => {
@@ -69,7 +69,7 @@ describe('JobsAtOnce', () => {
     const t = feed(j, 0, 'xxxxxx');
     expect(j.limit()).toBe(3);
     expect(j.running(3, t + 59_000)).toBeNull();
-    expect(j.running(3, t + 60_000)).toMatchObject({ from: 3, to: 4, why: 'no probe for 1 min' });
+    expect(j.running(3, t + 60_000)).toMatchObject({ from: 3, to: 4, why: 'no trace for 1 min' });
     expect(j.running(4, t + 200_000)).toBeNull();
   });
 
@@ -88,7 +88,7 @@ describe('JobsAtOnce', () => {
     t = feed(j, t, '...........');
     expect(j.limit()).toBe(3);
     j.running(3, t);
-    expect(j.observe(clean(t), t)).toMatchObject({ from: 3, to: 4, why: '12 clean probes in a row' });
+    expect(j.observe(clean(t), t)).toMatchObject({ from: 3, to: 4, why: '12 clean traces in a row' });
     const k = new JobsAtOnce({ ceiling: 4 });
     feed(k, feed(k, 0, 'xxxxxx'), '........x...........');
     expect(k.limit()).toBe(3);
