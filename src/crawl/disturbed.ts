@@ -1,7 +1,8 @@
 /**
- * Whether a trace (a probe's, or one profile of a browser run) is worth keeping: a bottleneck the measuring host held back (a busy or
- * shared machine, several jobs at once) gives a trace whose verdict the classifier withholds, so
- * the crawl measures it again instead of recording an Unknown it could have avoided.
+ * Whether a trace (a probe's, or one profile of a browser run) is worth keeping: a bottleneck
+ * the measuring host held back (a busy or shared machine, several jobs at once) gives a trace
+ * whose verdict the classifier withholds, so the crawl measures a probe again instead of
+ * recording an Unknown it could have avoided, and the worker counts it (jobs-at-once.ts).
  */
 import { join } from 'node:path';
 import { disturbedReason } from '../classify/disturbance.js';

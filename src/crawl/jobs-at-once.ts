@@ -8,8 +8,9 @@
  * 145 per hour with 4). A crawl gets answers at about N x (1 - d) for N jobs at once with a
  * share d of disturbed probes (a disturbed probe is measured again: its time is lost), so one
  * job fewer pays as soon as d passes 1/2 (measured on that VM, by probes running beside each
- * other: d 0.85 at five, 0.80 at four, 0.35 at three and two, 0.15 alone). So the worker's `concurrency` is a ceiling: one job fewer when
- * over half of the recent probes were disturbed, one more after a run of clean ones.
+ * other: d 0.85 at five, 0.80 at four, 0.35 at three and two, 0.15 alone). So the worker's
+ * `concurrency` is a ceiling: one job fewer when over half of the recent probes were disturbed,
+ * one more after a run of clean ones.
  *
  * A browser job counts each of its profiles' traces as a probe (the same bounds, on the
  * disturbance its run recorded): not measured again, but its verdicts are withheld all the

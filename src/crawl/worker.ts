@@ -76,7 +76,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     if (!change) return;
     try { emit({ type: 'jobs-at-once', change }); } catch { /* a listener's failure is not the job's */ }
   };
-  // A fixed worker's count never sees a probe, so its limit stays at the ceiling.
+  // A fixed worker's count never sees a trace, so its limit stays at the ceiling.
   const recheck = () => announce(atOnce.running(running.size));
   const traceMeasured = o.fixedConcurrency ? undefined : (p: TraceSeen) => {
     announce(atOnce.observe(p));

@@ -67,8 +67,6 @@ function harProtocol(p: string | null): AssetRecord['protocol'] {
   return null;
 }
 
-export { DISTURBANCE_FILE };
-
 export async function analyzeProfile(dir: string, profile: string, model: Model, rules: readonly AssetRule[],
   opts: { lab?: boolean; bottleneck?: BottleneckModel | null; rateKbit?: number; notForClassification?: boolean } = {}): Promise<ProfileAnalysis> {
   const disturbance = readDisturbance(join(dir, DISTURBANCE_FILE));

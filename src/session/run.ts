@@ -25,10 +25,10 @@ import { writeRunFiles } from '../results/write.js';
 import type { ActivityEarlyStop, RunInfo } from '../results/schema.js';
 import { isInterruption, throwIfInterrupted } from '../util/interrupt.js';
 import { ARTIFACTS, runBrowserSession } from './browser-session.js';
-import { DISTURBANCE_FILE, modelId, REQUESTS_FILE } from './analyze.js';
+import { modelId, REQUESTS_FILE } from './analyze.js';
 import { analyzeRunDir, defaultModelPath } from './analyze-run.js';
 import type { Upstream } from './upstream.js';
-import { disturbanceOf, loadAverage } from '../shaper/disturbance.js';
+import { DISTURBANCE_FILE, disturbanceOf, loadAverage } from '../shaper/disturbance.js';
 import { formatBytes, formatProgress, ProgressMeter, type ProgressSample } from './progress.js';
 import { summarize, summarizeAssetTypes, type AssetTypeRow, type HostAssetTypeRow, type SummaryRow } from './summary.js';
 

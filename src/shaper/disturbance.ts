@@ -28,9 +28,12 @@ export const disturbanceSchema = z.object({
 });
 export type Disturbance = z.infer<typeof disturbanceSchema>;
 
-/** Summary of the late windows that overlap [fromUs, toUs] (CLOCK_REALTIME microseconds). */
-export function disturbanceOf(stats: Pick<DelayLineStats, 'lateWindowsUs' | 'lateWindowsDropped'> | undefined, fromUs: number, toUs: number, loadAverage: number | null = null): Disturbance {
-  const windows = (stats?.lateWindowsUs ?? [])
+/**
+ * Summary of the late windows that overlap [fromUs, toUs] (CLOCK_REALTIME microseconds). Only
+ * from a delay line's own counters: with none there is no record, not a quiet one.
+ */
+export function disturbanceOf(stats: Pick<DelayLineStats, 'lateWindowsUs' | 'lateWindowsDropped'>, fromUs: number, toUs: number, loadAverage: number | null = null): Disturbance {
+  const windows = (stats.lateWindowsUs ?? [])
     .map(([a, b]) => [Math.max(a, fromUs), Math.min(b, toUs)] as const)
     .filter(([a, b]) => b > a)
     .sort((x, y) => x[0] - y[0]);
@@ -57,7 +60,7 @@ export function disturbanceOf(stats: Pick<DelayLineStats, 'lateWindowsUs' | 'lat
     stalls,
     stalledMs: total / 1000,
     maxStallMs: max / 1000,
-    unlogged: stats?.lateWindowsDropped ?? 0,
+    unlogged: stats.lateWindowsDropped ?? 0,
     loadAverage,
   };
 }
