@@ -6,7 +6,7 @@
  * run metadata. HTTP/3 probes also keep Chromium's TLS key log (keylog.txt): lab keys protect
  * nothing, and with them the trace computes QUIC bytes in flight exactly (src/trace/quic/).
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CleanupStack } from '../net/cleanup.js';
@@ -18,6 +18,7 @@ import { disturbanceOf, loadAverage, type Disturbance } from '../shaper/disturba
 import type { Profile } from '../shaper/profile.js';
 import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
 import { connectRunToLab } from '../lab/network.js';
+import { extractGroundTruth } from '../lab/ground-truth.js';
 import type { LabOriginState } from '../lab/state.js';
 import type { RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
@@ -298,19 +299,4 @@ async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, orig
     if (existsSync(keys.path)) copyFileSync(keys.path, keylogDest);
     rmSync(keys.scratch, { recursive: true, force: true });
   }
-}
-
-/**
- * Copies the origin's ground-truth lines of this run (the origin sees the run's own
- * address after the upstream NAT) that fall in [t0, t1] into the run directory.
- */
-export function extractGroundTruth(source: string, t0: number, t1: number, runAddr: string, dest: string): number {
-  let text = '';
-  try { text = readFileSync(source, 'utf8'); } catch { /* no samples yet */ }
-  const kept = text.split('\n').filter((line) => {
-    const t = Number(/"t":\s*([0-9.]+)/.exec(line)?.[1]);
-    return t >= t0 && t <= t1 && new RegExp(`"remote":\\s*"${runAddr.replace(/\./g, '\\.')}:`).test(line);
-  });
-  writeFileSync(dest, kept.join('\n') + (kept.length ? '\n' : ''));
-  return kept.length;
 }

@@ -10,7 +10,7 @@ import { connectRunToLab } from '../lab/network.js';
 import { regionHostMap, type RunningLab } from '../lab/state.js';
 import { labChromiumArgs } from '../lab/sites/chromium.js';
 import { startCallPeer } from '../lab/sites/call-peer.js';
-import { extractGroundTruth } from '../probe/probe.js';
+import { extractGroundTruth } from '../lab/ground-truth.js';
 import { namespaceChromium } from '../browser/launch.js';
 import { processStartTime, undo } from '../net/resources.js';
 import { labUrl, type LabContext } from '../scenario/lab.js';
