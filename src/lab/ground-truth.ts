@@ -70,6 +70,13 @@ export function offsetBefore(fd: number, size: number, t: number): number {
 export function extractGroundTruth(source: string, t0: number, t1: number, runAddr: string, dest: string): number {
   const ours = (line: string) => line.includes(`"remote":"${runAddr}:`) || line.includes(`"remote": "${runAddr}:`);
   const kept: string[] = [];
+  /** Keeps a line of this run inside the window; 'past' for one well after it (the rest of the file is later still). */
+  const consider = (line: string): 'past' | void => {
+    if (!ours(line)) return;
+    const t = timeOf(line);
+    if (t > t1 + ORDER_SLACK_SECONDS) return 'past';
+    if (t >= t0 && t <= t1) kept.push(line);
+  };
   let fd: number;
   try { fd = openSync(source, 'r'); } catch { fd = -1; }
   if (fd >= 0) {
@@ -90,19 +97,12 @@ export function extractGroundTruth(source: string, t0: number, t1: number, runAd
         rest = lines.pop() ?? '';
         if (first && lines.length) { lines.shift(); first = false; }
         for (const line of lines) {
-          if (!ours(line)) continue;
-          const t = timeOf(line);
-          // The run's own sample well past its end: the rest of the file is later still.
-          if (t > t1 + ORDER_SLACK_SECONDS) { past = true; break; }
-          if (t >= t0 && t <= t1) kept.push(line);
+          if (consider(line) === 'past') { past = true; break; }
         }
       }
       // The file's last line is whole once the writer has finished it (a sample ends with '}').
       rest += utf8.end();
-      if (!past && !first && rest.endsWith('}') && ours(rest)) {
-        const t = timeOf(rest);
-        if (t >= t0 && t <= t1) kept.push(rest);
-      }
+      if (!past && !first && rest.endsWith('}')) consider(rest);
     } finally {
       closeSync(fd);
     }
