@@ -27,7 +27,8 @@
  *
  * stdout protocol (read by src/shaper/delayline.ts):
  *   "ready"           once the queue is bound and configured
- *   {"lateWindowsUs":...,"packets":...}   one JSON stats line on SIGUSR1, and a final one on SIGTERM/SIGINT
+ *   {"lateWindowsUs":...,"packets":...}   one JSON stats line on SIGUSR1, and a final one on SIGTERM/SIGINT;
+ *                                         SIGUSR2 prints one and then forgets the late windows logged so far
  * Exit codes: 0 stopped by signal, 2 bad arguments, 3 not root, 4 queue setup failed,
  *             5 runtime netlink failure.
  */
@@ -138,6 +139,7 @@ struct delayline {
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t stats_requested;
+static volatile sig_atomic_t forget_requested;
 /* Self-pipe: a signal arriving just before ppoll still wakes it up. */
 static int wake_pipe[2] = { -1, -1 };
 
@@ -150,6 +152,7 @@ static void wake_main_loop(void)
 }
 static void on_stop(int sig) { (void)sig; stop_requested = 1; wake_main_loop(); }
 static void on_stats(int sig) { (void)sig; stats_requested = 1; wake_main_loop(); }
+static void on_forget(int sig) { (void)sig; forget_requested = 1; wake_main_loop(); }
 
 static int64_t mono_ns(void)
 {
@@ -202,7 +205,8 @@ static void usage(FILE *out)
 		"  --aggregate-us A      release times rounded up to a multiple of A us: packets leave in batches\n"
 		"  --seed S              seeds every random decision (default 1)\n"
 		"Delay counts from the kernel's receive stamp unless --no-kernel-timestamps (then: from our read).\n"
-		"Prints 'ready' when bound; SIGUSR1 prints JSON stats; SIGTERM/SIGINT prints them and exits.\n");
+		"Prints 'ready' when bound; SIGUSR1 prints JSON stats; SIGUSR2 prints them and forgets the\n"
+		"late windows logged so far; SIGTERM/SIGINT prints them and exits.\n");
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -583,6 +587,14 @@ static int run_loop(struct delayline *dl)
 			stats_requested = 0;
 			print_stats(dl);
 		}
+		if (forget_requested) {
+			/* A delay line kept across measurements (a probe path reused by a crawl): each
+			 * measurement starts with an empty log, so LATE_LOG_MAX bounds one, not all. */
+			forget_requested = 0;
+			print_stats(dl);
+			dl->stats.late_logged = 0;
+			dl->stats.late_log_dropped = 0;
+		}
 		release_due(dl);
 		if (wait_for_work(dl, buf, sizeof buf) < 0) return -1;
 	}
@@ -717,6 +729,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = on_stats;
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_forget;
+	sigaction(SIGUSR2, &sa, NULL);
 
 	become_realtime();
 	int ts_fd = kernel_stamps ? enable_kernel_timestamps() : -1;

@@ -5,6 +5,7 @@
  */
 import { readRunningLab, type RunningLab } from '../lab/state.js';
 import { probeOnce, resolveProbeTarget, type ProbeResult, type ProbeTarget, type TransferWatch } from '../probe/probe.js';
+import type { KeptProbePaths } from '../probe/paths.js';
 import { loadProfile, type Profile } from '../shaper/profile.js';
 import { loadScenario } from '../scenario/load.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
@@ -42,6 +43,8 @@ export interface JobContext {
    * the host disturbed its bottleneck (jobs-at-once.ts).
    */
   traceMeasured?: (p: TraceSeen) => void;
+  /** The worker's kept probe paths (probe/paths.ts): probes measure through them instead of building their own. */
+  paths?: KeptProbePaths;
 }
 
 /** The page visit a bare URL gets in browser mode: load, scroll through, stay a while. */
@@ -82,7 +85,7 @@ async function runProbeJob(job: Job, lab: RunningLab, profiles: Profile[], ctx: 
   const remeasured: Remeasure[] = [];
   const probe = async (profile: Profile) => {
     const watch = job.spec.stopWhenStable ? ctx.watchProbe?.(target, profile) : undefined;
-    const p = await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch });
+    const p = await probeOnce(lab, target, profile, { region: job.region, outDir: ctx.outDir, timeoutSeconds: job.spec.timeoutSeconds, signal: ctx.signal, progress: ctx.progress, watch, paths: ctx.paths });
     // No delay-line figures, no evidence either way: not counted.
     if (p.status === 'complete' && p.disturbance) ctx.traceMeasured?.({ disturbed: traceDisturbance(p) !== null, startedAt: Date.parse(p.startedAt) });
     return p;

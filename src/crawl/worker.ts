@@ -4,13 +4,15 @@
  * bottlenecks of their traces: jobs-at-once.ts), and records each outcome. A job
  * holds a lease it renews while it runs; the renewal also tells it the crawl was cancelled
  * (the job stops and is marked cancelled) or that the job was taken over (its result is
- * discarded). Ctrl-C stops the running jobs (each unwinds what it made) and gives them back
- * to the queue uncounted. Scheduled crawls of its regions get their next round from here.
+ * discarded). Probes measure through paths (namespaces and bottleneck) the worker keeps until
+ * it ends (probe/paths.ts). Ctrl-C stops the running jobs (each unwinds what it made), gives them
+ * back to the queue uncounted, and removes the kept paths. Scheduled crawls of its regions get their next round from here.
  */
 import { join } from 'node:path';
 import { readRunDir, type RunData } from '../results/read.js';
 import { abortableSleep } from '../util/interrupt.js';
 import type { CrawlBackend } from './backend.js';
+import { KeptProbePaths } from '../probe/paths.js';
 import { JobFailure, runJob, type JobContext } from './job.js';
 import { JobsAtOnce, type JobsAtOnceChange, type TraceSeen } from './jobs-at-once.js';
 import { CrawlQueue, workerId, type Job, type JobResult } from './queue.js';
@@ -71,6 +73,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const run = o.run ?? runJob;
   const summary: WorkerSummary = { done: 0, failed: 0, retried: 0, released: 0, cancelled: 0, lost: 0 };
   const running = new Set<Promise<void>>();
+  // Probes measure through paths kept for the whole worker: removing namespaces stalls the host (probe/paths.ts).
+  const paths = new KeptProbePaths();
   const atOnce = new JobsAtOnce({ ceiling: o.concurrency });
   const announce = (change: JobsAtOnceChange | null) => {
     if (!change) return;
@@ -96,7 +100,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     }, Math.max(200, Math.floor(leaseMs / 4)));
     const signal = AbortSignal.any([o.signal, ctl.signal]);
     try {
-      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress, watchProbe: o.watchProbe, traceMeasured });
+      const result = await run(job, { outDir: join(o.outDir, job.crawlId), signal, progress: o.progress, watchProbe: o.watchProbe, traceMeasured, paths });
       const runs = readRuns(job, result);
       const ok = await queue.complete(job, result, runs);
       summary[ok ? 'done' : 'lost']++;
@@ -133,21 +137,26 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     return (await queue.pending(o.regions, o.crawlId)) === 0;
   }
 
-  while (!o.signal.aborted) {
-    // Scheduled crawls of these regions: the next round when its time has come.
-    if (!o.crawlId) for (const r of await queue.fireDueRounds(o.regions)) emit({ type: 'round', crawlId: r.crawlId, jobs: r.jobs });
-    recheck();
-    while (running.size < atOnce.limit() && !o.signal.aborted) {
-      const job = await queue.claim(me, o.regions, leaseMs, o.crawlId);
-      if (!job) break;
-      emit({ type: 'claimed', job });
-      const p: Promise<void> = runOne(job).finally(() => { running.delete(p); recheck(); });
-      running.add(p);
+  try {
+    while (!o.signal.aborted) {
+      // Scheduled crawls of these regions: the next round when its time has come.
+      if (!o.crawlId) for (const r of await queue.fireDueRounds(o.regions)) emit({ type: 'round', crawlId: r.crawlId, jobs: r.jobs });
+      recheck();
+      while (running.size < atOnce.limit() && !o.signal.aborted) {
+        const job = await queue.claim(me, o.regions, leaseMs, o.crawlId);
+        if (!job) break;
+        emit({ type: 'claimed', job });
+        const p: Promise<void> = runOne(job).finally(() => { running.delete(p); recheck(); });
+        running.add(p);
+      }
+      if (o.untilIdle && running.size === 0 && await idle()) break;
+      // Wake at the poll interval, or as soon as a slot frees up.
+      await Promise.race([abortableSleep(pollMs, o.signal).catch(() => {}), ...running]);
     }
-    if (o.untilIdle && running.size === 0 && await idle()) break;
-    // Wake at the poll interval, or as soon as a slot frees up.
-    await Promise.race([abortableSleep(pollMs, o.signal).catch(() => {}), ...running]);
+  } finally {
+    // Ctrl-C or a queue that failed: the running jobs stop and unwind first, then the kept paths go.
+    await Promise.allSettled([...running]);
+    for (const f of await paths.close()) o.progress?.(`could not remove ${f} (the reaper will at the next start)`);
   }
-  await Promise.allSettled([...running]);
   return summary;
 }

@@ -1,9 +1,9 @@
 /**
  * `ccbrowse probe URL`: one flow, no page - like Nebby's wget/quiche mode - through the
  * bottleneck, from the lab. TCP origins are fetched with curl, HTTP/3 origins with Chromium
- * (the only HTTP/3 client here). Each (profile, repetition) gets its own topology and a run
- * directory with the capture, the server's ground truth for the same time window, and
- * run metadata. HTTP/3 probes also keep Chromium's TLS key log (keylog.txt): lab keys protect
+ * (the only HTTP/3 client here). Each (profile, repetition) measures through its own path
+ * (paths.ts: built for it, or in a crawl kept across probes) and gets a run directory with the
+ * capture, the server's ground truth for the same time window, and run metadata. HTTP/3 probes also keep Chromium's TLS key log (keylog.txt): lab keys protect
  * nothing, and with them the trace computes QUIC bytes in flight exactly (src/trace/quic/).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,12 +12,10 @@ import { join } from 'node:path';
 import { CleanupStack } from '../net/cleanup.js';
 import { launch, type LaunchedProcess } from '../net/launch.js';
 import { newRunId } from '../net/netns.js';
-import { createTopology, ADDR } from '../net/topology.js';
-import { applyShaper } from '../shaper/shaper.js';
+import { ADDR } from '../net/topology.js';
 import { disturbanceOf, loadAverage, type Disturbance } from '../shaper/disturbance.js';
 import type { Profile } from '../shaper/profile.js';
 import { startCapture, type CaptureStats } from '../capture/tcpdump.js';
-import { connectRunToLab } from '../lab/network.js';
 import { extractGroundTruth } from '../lab/ground-truth.js';
 import type { LabOriginState } from '../lab/state.js';
 import type { RunningLab } from '../lab/state.js';
@@ -27,6 +25,7 @@ import { run } from '../util/exec.js';
 import { BadInputError, CcbError } from '../util/errors.js';
 import { abortableSleep, isInterruption, throwIfInterrupted, unlessInterrupted } from '../util/interrupt.js';
 import { lookEvery } from '../util/look-loop.js';
+import { buildProbePath, type KeptProbePaths, type PathLease } from './paths.js';
 
 export interface ProbeTarget { url: URL; origin: LabOriginState }
 
@@ -68,6 +67,8 @@ export interface ProbeResult {
   earlyStop?: EarlyStopRecord;
   /** Competing download through the same (shared) bottleneck queue, when asked for. */
   crossTraffic?: { origin: string; ip: string; url: string; leadSeconds: number; exitCode: number | null };
+  /** The path it measured through (its namespaces are ccb-<id>-*), and whether an earlier probe had used it (a crawl's kept paths). */
+  path?: { id: string; kept: boolean };
 }
 
 /**
@@ -118,6 +119,8 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   signal?: AbortSignal;
   /** Ends the transfer early once the watcher has seen enough. */
   watch?: TransferWatch;
+  /** A crawl's kept paths: the probe measures through one of them instead of building its own (paths.ts). */
+  paths?: KeptProbePaths;
 }): Promise<ProbeResult> {
   const signal = opts.signal;
   const cross = opts.crossTraffic;
@@ -139,13 +142,13 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   // Written first as incomplete: a probe killed outright is never mistaken for a finished one.
   const writeProbeJson = () => writeFileSync(join(dir, 'probe.json'), JSON.stringify({ ...result, clientAddress: ADDR.client }, null, 1));
   writeProbeJson();
+  let lease: PathLease | undefined;
+  let pathHealthy = false;
   try {
-    throwIfInterrupted(signal);
-    const topo = await createTopology(stack, runId, { clientMtu: profile.clientMtu });
-    throwIfInterrupted(signal);
-    const shaper = await applyShaper(stack, topo, profile);
-    throwIfInterrupted(signal);
-    const { runAddr } = await connectRunToLab(stack, { runId, upstreamNs: topo.upstreamNs, routerNs: lab.routerNs });
+    const { topo, shaper, runAddr } = opts.paths
+      ? (lease = await opts.paths.acquire(lab, profile, signal)).path
+      : await buildProbePath(stack, lab, profile, runId, signal);
+    result.path = { id: topo.runId, kept: lease ? !lease.fresh : false };
     const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap'), signal });
     const timeout = opts.timeoutSeconds ?? 120;
     let crossChild: LaunchedProcess | undefined;
@@ -200,10 +203,13 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     result.capture = await capture.stop();
     result.endedAt = new Date().toISOString();
     result.groundTruthLines = extractGroundTruth(origin.groundTruth, startedAt.getTime() / 1000, Date.now() / 1000, runAddr, join(dir, 'ground-truth.jsonl'));
+    pathHealthy = !signal?.aborted;
   } catch (err) {
     result.error = (err as Error).message;
   } finally {
     await stack.unwind();
+    // A probe that threw may have left its path broken (a delay line gone, a link down): removed.
+    await lease?.release(pathHealthy);
     if (signal?.aborted) result.status = 'incomplete';
     result.endedAt ||= new Date().toISOString();
     writeProbeJson();

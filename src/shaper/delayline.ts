@@ -129,6 +129,11 @@ export interface DelayLine {
   readonly delayMs: number;
   /** Current counters (SIGUSR1); rejects if the process is gone. */
   stats(): Promise<DelayLineStats>;
+  /**
+   * Current counters, then the late windows logged so far are forgotten (SIGUSR2): a delay line
+   * kept across measurements starts each with an empty log (the native log holds 4,096 windows).
+   */
+  takeStats(): Promise<DelayLineStats>;
   /** Stops the delay line (SIGTERM) and returns its final counters. Idempotent. */
   stop(): Promise<DelayLineStats>;
   isAlive(): boolean;
@@ -313,6 +318,15 @@ class DelayLineProcess extends EventEmitter implements DelayLine {
   }
 
   stats(timeoutMs = 5_000): Promise<DelayLineStats> {
+    return this.askForStats('SIGUSR1', timeoutMs);
+  }
+
+  takeStats(timeoutMs = 5_000): Promise<DelayLineStats> {
+    return this.askForStats('SIGUSR2', timeoutMs);
+  }
+
+  /** Each signal gets one stats line; answers come in the order asked. */
+  private askForStats(signal: 'SIGUSR1' | 'SIGUSR2', timeoutMs: number): Promise<DelayLineStats> {
     if (!this.alive || this.stopping) {
       return Promise.reject(new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) is not running`));
     }
@@ -321,14 +335,14 @@ class DelayLineProcess extends EventEmitter implements DelayLine {
       const timer = setTimeout(() => {
         const i = this.statsWaiters.indexOf(waiter);
         if (i >= 0) this.statsWaiters.splice(i, 1);
-        reject(new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) did not answer SIGUSR1 within ${timeoutMs} ms`));
+        reject(new CcbError(`ccb-delayline (queue ${this.queueNum} in ${this.netns}) did not answer ${signal} within ${timeoutMs} ms`));
       }, timeoutMs);
       const waiter = {
         resolve: (s: DelayLineStats) => (clearTimeout(timer), resolve(s)),
         reject: (e: Error) => (clearTimeout(timer), reject(e)),
       };
       this.statsWaiters.push(waiter);
-      this.child.kill('SIGUSR1');
+      this.child.kill(signal);
     });
   }
 

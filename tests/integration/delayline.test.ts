@@ -141,6 +141,19 @@ describe.skipIf(!isRoot)('ccb-delayline on real namespaces', () => {
     expect(longest[1]).toBeLessThan(Date.now() * 1000);
   });
 
+  it('forgets the late windows logged so far on SIGUSR2 (a delay line kept across measurements), after reporting them', async () => {
+    const logged = (await dl.stats()).lateWindowsUs ?? [];
+    expect(logged.length, 'the 40 ms stop above was logged').toBeGreaterThan(0);
+    const taken = await dl.takeStats();
+    expect((taken.lateWindowsUs ?? []).length).toBeGreaterThanOrEqual(logged.length);
+    const takenAtUs = Date.now() * 1000;
+    // Windows logged since (a busy host) all end after the take; none of the earlier ones is left.
+    const after = (await dl.stats()).lateWindowsUs ?? [];
+    for (const w of logged) expect(after).not.toContainEqual(w);
+    for (const [, released] of after) expect(released).toBeGreaterThan(takenAtUs - 50_000);
+    expect(dl.isAlive()).toBe(true);
+  });
+
   it('refuses a queue another process owns, with a clear error and nothing left behind', async () => {
     const before = stack.size;
     await expect(startDelayLine({ netns: lab.nsM, queueNum: QUEUE, delayMs: 10, stack })).rejects.toThrow(

@@ -1,0 +1,133 @@
+/**
+ * A crawl's kept probe paths (src/probe/paths.ts) on real namespaces and a real lab origin: a
+ * second probe through the same profile measures through the first one's path (no namespace
+ * made or removed), its capture and ground truth hold its own transfer only; another profile
+ * gets its own path; a path whose delay line died while idle, or whose probe was interrupted, is
+ * removed rather than lent again; close() removes everything.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CleanupStack, ownersDir } from '../../src/net/cleanup.js';
+import { parseLabConfig } from '../../src/lab/config.js';
+import { startLab, type LabState } from '../../src/lab/lab.js';
+import { probeOnce, resolveProbeTarget, type ProbeResult } from '../../src/probe/probe.js';
+import { KeptProbePaths } from '../../src/probe/paths.js';
+import { loadProfile, type Profile } from '../../src/shaper/profile.js';
+import { traceProbeDir } from '../../src/train/dataset.js';
+import { unwindLab } from '../helpers/lab.js';
+import { isRoot, listNamespaces } from '../helpers/system.js';
+
+const HOST = 'cubic.tcp.lab.ccb.test';
+/** 60 kB: about 3 s at nebby-50's 200 kbit/s. */
+const BYTES = 60_000;
+
+describe.skipIf(!isRoot)('kept probe paths', () => {
+  const stack = new CleanupStack(`test-paths-${process.pid}`);
+  let lab: LabState & { pid: number };
+  const out = mkdtempSync(join(tmpdir(), 'ccb-paths-'));
+  const paths = new KeptProbePaths();
+  let nebby50: Profile;
+  let nebby100: Profile;
+  const namespacesOf = (id: string) => listNamespaces().filter((n) => n.startsWith(`ccb-${id}-`)).sort();
+  const probe = (profile: Profile, signal?: AbortSignal) =>
+    probeOnce(lab, resolveProbeTarget(lab, `https://${HOST}/bytes/${BYTES}`, 'base'), profile, { region: 'base', outDir: out, timeoutSeconds: 60, paths, signal });
+
+  beforeAll(async () => {
+    const cfg = parseLabConfig({
+      name: 'paths',
+      origins: [{ name: 'tcp-cubic', hosts: [HOST], cca: 'cubic' }],
+      regions: [{ name: 'base', rttMs: 10 }],
+    }, 'test');
+    lab = { ...(await startLab(stack, cfg)), pid: process.pid };
+    [nebby50, nebby100] = await Promise.all([loadProfile('nebby-50'), loadProfile('nebby-100')]);
+  }, 300_000);
+
+  afterAll(async () => {
+    await paths.close();
+    await unwindLab(stack, lab);
+  }, 120_000);
+
+  let first: ProbeResult;
+
+  it('measures a second probe of the same profile through the first one\'s path, each capture and ground truth its own', { timeout: 120_000 }, async () => {
+    first = await probe(nebby50);
+    expect(first.status, first.error).toBe('complete');
+    expect(first.path).toEqual({ id: expect.any(String), kept: false });
+    const id = first.path!.id;
+    const kept = namespacesOf(id);
+    expect(kept, 'the path outlives its probe').toHaveLength(3);
+
+    const second = await probe(nebby50);
+    expect(second.status, second.error).toBe('complete');
+    expect(second.path).toEqual({ id, kept: true });
+    expect(namespacesOf(id)).toEqual(kept);
+    expect(paths.counts).toMatchObject({ built: 1, reused: 1, removed: 0 });
+
+    for (const r of [first, second]) {
+      // The capture holds this probe's transfer (one connection from the origin), not the other's as well.
+      const fromOrigin = (await traceProbeDir(r.dir)).flows.filter((f) => f.kind === 'tcp' && f.paths.some((p) => p.includes(`-${r.origin.ip}:`)));
+      expect(fromOrigin.map((f) => f.toClient.payloadBytes >= BYTES)).toEqual([true]);
+      expect(r.groundTruthLines).toBeGreaterThan(0);
+      // The origin's samples kept with a probe are from its own window only.
+      const from = Date.parse(r.startedAt) / 1000;
+      const to = Date.parse(r.endedAt) / 1000;
+      for (const line of readFileSync(join(r.dir, 'ground-truth.jsonl'), 'utf8').trim().split('\n')) {
+        const t = (JSON.parse(line) as { t: number }).t;
+        expect(t).toBeGreaterThanOrEqual(from - 1);
+        expect(t).toBeLessThanOrEqual(to + 1);
+      }
+    }
+    // Disturbance is read from a late-window log emptied as the path was taken.
+    expect(second.disturbance).toBeDefined();
+  });
+
+  it('gives another profile its own path', { timeout: 120_000 }, async () => {
+    const r = await probe(nebby100);
+    expect(r.status, r.error).toBe('complete');
+    expect(r.path!.kept).toBe(false);
+    expect(r.path!.id).not.toBe(first.path!.id);
+    expect(paths.size).toBe(2);
+  });
+
+  it('removes a path whose delay line died while it was idle, and builds another', { timeout: 120_000 }, async () => {
+    const id = first.path!.id;
+    const dl = readDelayLinePid(id);
+    process.kill(dl, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    const r = await probe(nebby50);
+    expect(r.status, r.error).toBe('complete');
+    expect(r.path!.kept).toBe(false);
+    expect(r.path!.id).not.toBe(id);
+    expect(namespacesOf(id), 'the broken path is gone').toEqual([]);
+  });
+
+  it('removes the path of an interrupted probe', { timeout: 120_000 }, async () => {
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 1500);
+    const r = await probe(nebby100, ctl.signal);
+    expect(r.status).toBe('incomplete');
+    expect(r.path!.kept).toBe(true);
+    expect(namespacesOf(r.path!.id)).toEqual([]);
+  });
+
+  it('close() removes every kept path and its owner record', { timeout: 120_000 }, async () => {
+    const ids = [...new Set(readdirSync(ownersDir()).filter((f) => f.startsWith('probe-path-')).map((f) => f.slice('probe-path-'.length, -'.json'.length)))];
+    expect(ids.length).toBeGreaterThan(0);
+    expect(await paths.close()).toEqual([]);
+    for (const id of ids) {
+      expect(namespacesOf(id)).toEqual([]);
+      expect(existsSync(join(ownersDir(), `probe-path-${id}.json`))).toBe(false);
+    }
+    await expect(probe(nebby50).then((r) => r.error)).resolves.toMatch(/being removed/);
+  });
+});
+
+/** The pid of the delay line in a path's shaper namespace, from its owner record. */
+function readDelayLinePid(pathId: string): number {
+  const record = JSON.parse(readFileSync(join(ownersDir(), `probe-path-${pathId}.json`), 'utf8')) as { resources: Array<{ kind: string; pid?: number; what?: string }> };
+  const p = record.resources.find((r) => r.kind === 'process' && /delayline/.test(r.what ?? ''));
+  if (!p?.pid) throw new Error(`no delay line in probe-path-${pathId}'s record`);
+  return p.pid;
+}
