@@ -35,17 +35,22 @@ struct flow_key {
 	__u8 pad[2];
 };
 
+/* Value: generation << 16 | class. LRU: a bottleneck kept across many probes (a crawl's
+ * kept paths) never fills up; the least recently seen flows make room. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct flow_key);
 	__type(value, __u32);
 } ccb_flows SEC(".maps");
 
-/* [0] = flows seen so far (next slot), [1] = slots (set by the loader; 0 = shared mode). */
+/* [0] = flows seen so far (next slot), [1] = slots (set by the loader; 0 = shared mode),
+ * [2] = generation: the loader bumps it before each probe on a kept path, and a flow entry of
+ * an earlier generation counts as unseen (a reused 5-tuple must not keep an old class that a
+ * new flow may hold). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u32);
 } ccb_state SEC(".maps");
@@ -96,11 +101,12 @@ static __always_inline int parse(struct __sk_buff *skb, struct flow_key *k, int 
 static __always_inline int pick_class(struct __sk_buff *skb, int client_is_dst)
 {
 	struct flow_key k = {};
-	__u32 zero = 0, one = 1;
+	__u32 zero = 0, one = 1, two = 2;
 	__u32 *slots = bpf_map_lookup_elem(&ccb_state, &one);
 	__u32 *next = bpf_map_lookup_elem(&ccb_state, &zero);
+	__u32 *generation = bpf_map_lookup_elem(&ccb_state, &two);
 
-	if (!slots || !next)
+	if (!slots || !next || !generation)
 		return TC_ACT_OK; /* unreachable: array maps always have their slots */
 	if (parse(skb, &k, client_is_dst) < 0) {
 		skb->tc_classid = DEFAULT_CLASS;
@@ -110,19 +116,24 @@ static __always_inline int pick_class(struct __sk_buff *skb, int client_is_dst)
 		skb->tc_classid = SHARED_CLASS;
 		return TC_ACT_OK;
 	}
-	__u32 *cls = bpf_map_lookup_elem(&ccb_flows, &k);
-	if (!cls) {
-		__u32 n = __sync_fetch_and_add(next, 1);
-		__u32 c = FIRST_CLASS + (n % *slots);
-		/* Two CPUs may race on a flow's first packets: the loser adopts the winner's class. */
-		if (bpf_map_update_elem(&ccb_flows, &k, &c, BPF_NOEXIST) != 0) {
-			cls = bpf_map_lookup_elem(&ccb_flows, &k);
-			c = cls ? *cls : c;
-		}
-		skb->tc_classid = c;
+	__u32 gen = *generation & 0xffff;
+	__u32 *v = bpf_map_lookup_elem(&ccb_flows, &k);
+	if (v && (*v >> 16) == gen) {
+		skb->tc_classid = *v & 0xffff;
 		return TC_ACT_OK;
 	}
-	skb->tc_classid = *cls;
+	/* A new flow, or one last seen in an earlier probe: the next class in turn. */
+	__u32 n = __sync_fetch_and_add(next, 1);
+	__u32 c = FIRST_CLASS + (n % *slots);
+	__u32 nv = gen << 16 | c;
+	/* Two CPUs may race on a new flow's first packets: the loser adopts the winner's class
+	 * (over an earlier generation's entry both writes land; a packet or two may differ). */
+	if (bpf_map_update_elem(&ccb_flows, &k, &nv, v ? BPF_ANY : BPF_NOEXIST) != 0) {
+		v = bpf_map_lookup_elem(&ccb_flows, &k);
+		if (v)
+			c = *v & 0xffff;
+	}
+	skb->tc_classid = c;
 	return TC_ACT_OK;
 }
 

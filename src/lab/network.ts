@@ -116,6 +116,9 @@ export async function addOriginNamespace(stack: CleanupStack, net: LabNet, regio
   // The origin's ground-truth sampler dumps its TCP connections every 10 ms during a transfer:
   // with a table of its own a dump walks 1,024 buckets, not the host's 262,144 (a quarter of the CPU).
   await addNamespace(stack, ns, { ownTcpHashBuckets: ORIGIN_TCP_HASH_BUCKETS });
+  // Each connection a first contact: no RTT or reordering estimate kept from an earlier one to
+  // the same address (a crawl's kept probe path keeps its address for many probes: probe/paths.ts).
+  await sysctl(ns, 'net.ipv4.tcp_no_metrics_save', '1');
   const port = `r${region.index}o${originIndex}`;
   await run('ip', ['link', 'add', port, 'netns', net.routerNs, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
   await disableOffloads(net.routerNs, port);

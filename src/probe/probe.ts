@@ -149,6 +149,8 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       ? (lease = await opts.paths.acquire(lab, profile, signal)).path
       : await buildProbePath(stack, lab, profile, runId, signal);
     result.path = { id: topo.runId, kept: lease ? !lease.fresh : false };
+    // The ground truth's window opens once the path is this probe's: a kept path's last probe is over.
+    const windowFrom = Date.now() / 1000;
     const capture = await startCapture(stack, { netns: topo.shaperNs, dev: topo.shaperServerDev, file: join(dir, 'capture.pcap'), signal });
     const timeout = opts.timeoutSeconds ?? 120;
     let crossChild: LaunchedProcess | undefined;
@@ -202,13 +204,15 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     }
     result.capture = await capture.stop();
     result.endedAt = new Date().toISOString();
-    result.groundTruthLines = extractGroundTruth(origin.groundTruth, startedAt.getTime() / 1000, Date.now() / 1000, runAddr, join(dir, 'ground-truth.jsonl'));
-    pathHealthy = !signal?.aborted;
+    result.groundTruthLines = extractGroundTruth(origin.groundTruth, windowFrom, Date.now() / 1000, runAddr, join(dir, 'ground-truth.jsonl'));
+    pathHealthy = true;
   } catch (err) {
     result.error = (err as Error).message;
+    // An interruption (Ctrl-C, the job's time limit) leaves the path as it was; another error may
+    // have left it broken (a delay line gone, a link down): removed rather than lent again.
+    pathHealthy = isInterruption(err);
   } finally {
     await stack.unwind();
-    // A probe that threw may have left its path broken (a delay line gone, a link down): removed.
     await lease?.release(pathHealthy);
     if (signal?.aborted) result.status = 'incomplete';
     result.endedAt ||= new Date().toISOString();

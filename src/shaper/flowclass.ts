@@ -32,6 +32,11 @@ export interface FlowClassifier {
   pinDir: string;
   /** How many flows have been given a class so far. */
   flowsSeen(): Promise<number>;
+  /**
+   * A kept bottleneck's next probe: flows seen before count as unseen from now on (a reused
+   * 5-tuple gets a class in turn, not its old one, which a new flow may hold).
+   */
+  nextGeneration(): Promise<void>;
 }
 
 /**
@@ -48,17 +53,22 @@ export async function attachFlowClassifier(stack: CleanupStack, opts: {
   stack.push({ kind: 'file', path: pinDir });
   await run('mkdir', ['-p', pinDir]);
   await run('bpftool', ['prog', 'loadall', obj, pinDir, 'type', 'classifier', 'pinmaps', `${pinDir}/maps`]);
-  const slotBytes = le32(opts.slots);
-  await run('bpftool', ['map', 'update', 'pinned', `${pinDir}/maps/ccb_state`, 'key', ...le32(1), 'value', ...slotBytes]);
+  const state = `${pinDir}/maps/ccb_state`;
+  await run('bpftool', ['map', 'update', 'pinned', state, 'key', ...le32(1), 'value', ...le32(opts.slots)]);
   const nsPath = `/run/netns/${opts.netns}`;
   for (const [dev, prog] of [[opts.toClientDev, 'to_client'], [opts.toServerDev, 'to_server']] as const) {
     await run('nsenter', [`--net=${nsPath}`, 'tc', 'filter', 'add', 'dev', dev, 'parent', '1:', 'bpf', 'da',
       'object-pinned', `${pinDir}/${prog}`, 'classid', '1:0']);
   }
+  let generation = 0;
   return {
     pinDir,
+    async nextGeneration() {
+      generation = (generation + 1) & 0xffff; // the program keeps 16 bits of it
+      await run('bpftool', ['map', 'update', 'pinned', state, 'key', ...le32(2), 'value', ...le32(generation)]);
+    },
     async flowsSeen() {
-      const r = await run('bpftool', ['-j', 'map', 'lookup', 'pinned', `${pinDir}/maps/ccb_state`, 'key', ...le32(0)], { allowFailure: true });
+      const r = await run('bpftool', ['-j', 'map', 'lookup', 'pinned', state, 'key', ...le32(0)], { allowFailure: true });
       if (r.code !== 0) return 0;
       const parsed = JSON.parse(r.stdout) as { value: number | string[] };
       return typeof parsed.value === 'number' ? parsed.value : parseInt(parsed.value.slice().reverse().join('').replace(/0x/g, ''), 16);

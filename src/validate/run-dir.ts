@@ -143,9 +143,10 @@ export async function runAccuracy(dir: string, opts: {
   // Series times are seconds since the flow's first packet; rebase to unix seconds.
   const base = tr.captureStart + flow.startSeconds;
   const t = Float64Array.from(flow.series.t, (x) => x + base);
-  // With cross traffic from the same origin the ground truth holds two connections: keep the
-  // probe's, by its client port (the upstream NAT keeps ports).
-  const clientPort = meta.crossTraffic ? Number(/:(\d+)-/.exec(flow.paths[0] ?? '')?.[1]) : NaN;
+  // The ground truth may hold other connections (cross traffic from the same origin, or on a
+  // crawl's kept path the last probe's, still closing): keep the flow's, by its client port
+  // (the upstream NAT keeps ports).
+  const clientPort = Number(/:(\d+)-/.exec(flow.paths[0] ?? '')?.[1]);
   const truth = readGroundTruth(join(dir, 'ground-truth.jsonl'), field, Number.isFinite(clientPort) ? clientPort : undefined);
   const floorBytes = opts.floorBytes ?? truth.mss ?? (meta.protocol === 'tcp' ? 1448 : 1200);
   const recovery = flow.sampleFlags ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.recovery ? 1 : 0)) : undefined;
