@@ -38,20 +38,26 @@ export function registerProbe(program: Command): void {
       const { inBatches, profilesAtOnce } = await import('../util/concurrency.js');
       const probeWatch = stopRule ? (await import('../train/stop-when-stable.js')).probeWatch : null;
       const results: ProbeResult[] = [];
+      // Repetitions measure through the paths the first ones built (probe/paths.ts); removed at the end.
+      const paths = new (await import('../probe/paths.js')).KeptProbePaths();
       // Each repetition probes its profiles at once when the host has the cores (separate
       // bottlenecks, captures and ground truth): a repetition takes its slowest profile's time.
       const atOnce = opts.concurrency ?? profilesAtOnce(profiles.length);
-      for (let i = 0; i < opts.repeat && !signal.aborted; i++) {
-        const round: ProbeResult[] = [];
-        await inBatches(profiles.map((profile, k) => ({ profile, k })), atOnce, async ({ profile, k }) => {
-          if (signal.aborted) return;
-          const watch = stopRule && probeWatch ? probeWatch(stopRule, target, profile) : undefined;
-          const r = await probeOnce(lab, target, profile, { region: opts.region, outDir: opts.out, progress: say.info, signal, watch });
-          round[k] = r;
-          const stopped = r.earlyStop ? `; verdict ${r.earlyStop.label} (${r.earlyStop.confidence.toFixed(2)}) ${r.earlyStop.why}${r.earlyStop.neededSeconds !== null ? ` after ${r.earlyStop.neededSeconds.toFixed(1)} s of trace` : ''}` : '';
-          if (!opts.json) console.log(`${r.status.padEnd(10)} ${profile.name.padEnd(10)} ${r.bytes} bytes in ${r.seconds.toFixed(1)} s, ${r.capture.captured} packets, ${r.groundTruthLines} ground-truth samples${stopped} -> ${r.dir}${r.error ? `  (${r.error})` : ''}`);
-        });
-        results.push(...round.filter(Boolean));
+      try {
+        for (let i = 0; i < opts.repeat && !signal.aborted; i++) {
+          const round: ProbeResult[] = [];
+          await inBatches(profiles.map((profile, k) => ({ profile, k })), atOnce, async ({ profile, k }) => {
+            if (signal.aborted) return;
+            const watch = stopRule && probeWatch ? probeWatch(stopRule, target, profile) : undefined;
+            const r = await probeOnce(lab, target, profile, { region: opts.region, outDir: opts.out, progress: say.info, signal, watch, paths });
+            round[k] = r;
+            const stopped = r.earlyStop ? `; verdict ${r.earlyStop.label} (${r.earlyStop.confidence.toFixed(2)}) ${r.earlyStop.why}${r.earlyStop.neededSeconds !== null ? ` after ${r.earlyStop.neededSeconds.toFixed(1)} s of trace` : ''}` : '';
+            if (!opts.json) console.log(`${r.status.padEnd(10)} ${profile.name.padEnd(10)} ${r.bytes} bytes in ${r.seconds.toFixed(1)} s, ${r.capture.captured} packets, ${r.groundTruthLines} ground-truth samples${stopped} -> ${r.dir}${r.error ? `  (${r.error})` : ''}`);
+          });
+          results.push(...round.filter(Boolean));
+        }
+      } finally {
+        await paths.close(say.info);
       }
       if (opts.json) console.log(JSON.stringify(results, null, 2));
       process.exitCode = results.every((r) => r.status === 'complete') ? ExitCode.ok : ExitCode.checkFailed;

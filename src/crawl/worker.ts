@@ -156,7 +156,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   } finally {
     // Ctrl-C or a queue that failed: the running jobs stop and unwind first, then the kept paths go.
     await Promise.allSettled([...running]);
-    for (const f of await paths.close()) o.progress?.(`could not remove ${f} (the reaper will at the next start)`);
+    await paths.close(o.progress);
   }
   return summary;
 }

@@ -175,11 +175,13 @@ export class KeptProbePaths {
 
   /**
    * Removes every idle path, all at once (a crawl's end, Ctrl-C); a path still lent is removed
-   * when it comes back. Returns what could not be removed so far (left to the reaper).
+   * when it comes back. Returns what could not be removed so far (left to the reaper), each
+   * also said through `say`.
    */
-  close(): Promise<string[]> {
+  close(say?: (m: string) => void): Promise<string[]> {
     this.closing ??= (async () => {
       await Promise.all(this.idle.splice(0).map((k) => this.remove(k)));
+      for (const f of this.failures) say?.(`could not remove ${f} (the reaper will at the next start)`);
       return this.failures;
     })();
     return this.closing;

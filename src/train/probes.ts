@@ -5,6 +5,7 @@
  */
 import { throwIfInterrupted } from '../util/interrupt.js';
 import type { RunningLab } from '../lab/state.js';
+import { KeptProbePaths } from '../probe/paths.js';
 import { probeOnce, resolveProbeTarget, type CrossTraffic, type ProbeResult, type ProbeTarget, type TransferWatch } from '../probe/probe.js';
 import { BadInputError } from '../util/errors.js';
 import type { Profile } from '../shaper/profile.js';
@@ -73,12 +74,14 @@ export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: {
   const timeoutSeconds = opts.crossTraffic ? 180 : 90;
   // A wrong cross-traffic origin is one error, not one per job.
   if (opts.crossTraffic) for (const region of new Set(jobs.map((j) => j.region))) crossTrafficTarget(lab, opts.crossTraffic, region);
+  // Probes measure through kept paths: removing namespaces mid-round stalls the host under the others (probe/paths.ts).
+  const paths = new KeptProbePaths();
   const outcomes = await runPool(jobs, opts.concurrency ?? 3, async (job) => {
     try {
       const t = resolveProbeTarget(lab, `https://${job.target.host}${job.path}`, job.region);
       const crossTraffic = opts.crossTraffic ? crossTrafficTarget(lab, opts.crossTraffic, job.region) : undefined;
       const watch = opts.watchFor?.(t, job.profile);
-      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds, crossTraffic, signal: opts.signal, watch });
+      const result = await probeOnce(lab, t, job.profile, { region: job.region, outDir: opts.outDir, timeoutSeconds, crossTraffic, signal: opts.signal, watch, paths });
       const stopped = result.earlyStop?.stoppedTransfer ? `, stopped: ${result.earlyStop.label} after ${result.earlyStop.neededSeconds?.toFixed(1)} s of trace` : '';
       say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name} ${job.region} #${job.rep}: ${result.status} ${result.seconds.toFixed(1)} s${stopped}${result.error ? ` (${result.error})` : ''}`);
       return { ...job, result, ...(result.status === 'complete' ? {} : { error: result.error ?? 'incomplete' }) };
@@ -86,7 +89,7 @@ export async function runProbes(lab: RunningLab, jobs: ProbeJob[], opts: {
       say(`[${++done}/${jobs.length}] ${job.target.origin} ${job.profile.name}: failed: ${(e as Error).message}`);
       return { ...job, result: null, error: (e as Error).message };
     }
-  }, opts.signal);
+  }, opts.signal).finally(() => paths.close(say));
   throwIfInterrupted(opts.signal);
   return outcomes;
 }
