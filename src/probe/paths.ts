@@ -2,8 +2,9 @@
  * The path a probe measures through: its three namespaces (client, shaper, upstream), the
  * bottleneck of one profile in the shaper, and the upstream's link to the lab router.
  *
- * A single probe builds its own and removes it after. A crawl keeps its paths (KeptProbePaths)
- * and measures each probe through an idle one of the same profile and lab. WHY: removing a
+ * A single probe builds its own and removes it after. A crawl worker, `probe --repeat` and lab
+ * training rounds keep their paths (KeptProbePaths) and measure each probe through an idle one of
+ * the same profile and lab. WHY: removing a
  * network namespace sets off the kernel's namespace clean-up, which froze the whole 2-core VM
  * for 50-200 ms at a time while the crawl's other probes were measuring (docs/benchmarks/crawl.md,
  * "Jobs at once on a new VM"). What a probe leaves on its path, and how the next is kept from it:
@@ -64,6 +65,9 @@ export function restMs(profile: Profile): number {
   return Math.max(1000, Math.ceil(2 * profile.delayMs + drainMs + 500));
 }
 
+/** How long a path may stay idle before it is removed (a worker runs for days). */
+export const IDLE_LIMIT_MS = 10 * 60_000;
+
 interface Kept {
   path: ProbePath;
   stack: CleanupStack;
@@ -89,16 +93,19 @@ export class KeptProbePaths {
   /** Paths built, probes that found one kept for them, and paths removed. */
   readonly counts = { built: 0, reused: 0, removed: 0 };
 
-  /** `build` is for tests of the pool's own logic. */
-  constructor(private readonly build: BuildPath = buildProbePath) {}
+  /**
+   * `idleLimitMs`: a path idle this long is removed at the next acquire (a profile or lab the
+   * worker no longer uses, fewer jobs at once than before). `build` is for tests of the pool's own logic.
+   */
+  constructor(private readonly build: BuildPath = buildProbePath, private readonly idleLimitMs = IDLE_LIMIT_MS) {}
 
   /** An idle path for this lab and profile (the one idle longest), or a new one. */
   async acquire(lab: RunningLab, profile: Profile, signal?: AbortSignal): Promise<PathLease> {
     this.refuseIfClosing();
     const labRun = labRunOf(lab);
-    // Paths into an earlier run of this lab lead nowhere: its router is gone. Taken out of the
-    // idle list at once, so no other probe is lent one while it is removed.
-    const stale = this.idle.filter((x) => x.labRun !== labRun && x.labRun.startsWith(`${lab.name}|`));
+    // Paths into an earlier run of this lab lead nowhere (its router is gone), and paths long
+    // idle are not needed. Taken out of the idle list at once, so none is lent while removed.
+    const stale = this.idle.filter((x) => (x.labRun !== labRun && x.labRun.startsWith(`${lab.name}|`)) || Date.now() - x.releasedAt > this.idleLimitMs);
     for (const k of stale) this.idle.splice(this.idle.indexOf(k), 1);
     await Promise.all(stale.map((k) => this.remove(k)));
     const key = `${labRun}|${JSON.stringify(profile)}`;

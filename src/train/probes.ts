@@ -1,7 +1,8 @@
 /**
- * Runs many probes against a running lab with a small worker pool. Each probe builds its own
- * topology, so a few run concurrently; more than ~3 at once only adds CPU contention on small
- * hosts, which distorts timing (and therefore BiF).
+ * Runs many probes against a running lab with a small worker pool. Each probe measures through
+ * its own path (kept for the round's next probe of the same profile: probe/paths.ts), so a few
+ * run concurrently; more than ~3 at once only adds CPU contention on small hosts, which distorts
+ * timing (and therefore BiF).
  */
 import { throwIfInterrupted } from '../util/interrupt.js';
 import type { RunningLab } from '../lab/state.js';

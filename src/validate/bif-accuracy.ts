@@ -426,7 +426,7 @@ function fieldValue(o: Record<string, unknown>, field: TruthField): unknown {
  * `counters` is set when every kept line carries the QUIC origins' datagram counters,
  * `tcpCounters` when every kept line carries tcp_info's byte counters.
  */
-export function readGroundTruth(path: string, field: TruthField, remotePort?: number): TimedSeries & { mss: number | null; counters?: TruthCounters; tcpCounters?: TcpTruthCounters } {
+export function readGroundTruth(path: string, field: TruthField, remotePorts?: ReadonlySet<number>): TimedSeries & { mss: number | null; counters?: TruthCounters; tcpCounters?: TcpTruthCounters } {
   const t: number[] = [];
   const bytes: number[] = [];
   const tx: number[] = [];
@@ -442,7 +442,7 @@ export function readGroundTruth(path: string, field: TruthField, remotePort?: nu
     } catch {
       continue; // a torn line (origin killed mid-write)
     }
-    if (remotePort !== undefined && typeof o.remote === 'string' && !o.remote.endsWith(`:${remotePort}`)) continue;
+    if (remotePorts && typeof o.remote === 'string' && !remotePorts.has(Number(o.remote.slice(o.remote.lastIndexOf(':') + 1)))) continue;
     const v = fieldValue(o, field);
     if (typeof v !== 'number' || typeof o.t !== 'number') continue;
     if (typeof o.mss === 'number') mss = o.mss;

@@ -144,10 +144,13 @@ export async function runAccuracy(dir: string, opts: {
   const base = tr.captureStart + flow.startSeconds;
   const t = Float64Array.from(flow.series.t, (x) => x + base);
   // The ground truth may hold other connections (cross traffic from the same origin, or on a
-  // crawl's kept path the last probe's, still closing): keep the flow's, by its client port
-  // (the upstream NAT keeps ports).
-  const clientPort = Number(/:(\d+)-/.exec(flow.paths[0] ?? '')?.[1]);
-  const truth = readGroundTruth(join(dir, 'ground-truth.jsonl'), field, Number.isFinite(clientPort) ? clientPort : undefined);
+  // kept path the last probe's, still closing): keep the flow's, by its client ports (every
+  // path of a QUIC connection that migrated; the upstream NAT keeps ports).
+  const clientPorts = new Set(flow.paths.map((p) => Number(/:(\d+)-/.exec(p)?.[1])).filter(Number.isFinite));
+  const truth = readGroundTruth(join(dir, 'ground-truth.jsonl'), field, clientPorts.size ? clientPorts : undefined);
+  if (truth.t.length === 0 && clientPorts.size && readGroundTruth(join(dir, 'ground-truth.jsonl'), field).t.length > 0) {
+    throw new Error(`${dir}: the ground truth has samples, but none of the flow's connection (client port ${[...clientPorts].join(', ')})`);
+  }
   const floorBytes = opts.floorBytes ?? truth.mss ?? (meta.protocol === 'tcp' ? 1448 : 1200);
   const recovery = flow.sampleFlags ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.recovery ? 1 : 0)) : undefined;
   const dataSend = flow.sampleFlags && alignment !== 'shift' ? Uint8Array.from(flow.sampleFlags, (f) => (f & SampleFlag.dataSend ? 1 : 0)) : undefined;

@@ -4,9 +4,10 @@
  * made or removed), its capture and ground truth hold its own transfer only; another profile
  * gets its own path; a path lent again has an empty late-window log; a path whose delay line
  * died while idle is removed rather than lent again, one whose probe was interrupted is kept;
- * close() removes everything.
+ * close() removes everything. The tests are one scenario, in order: each goes on with the paths
+ * the ones before it left.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,13 +72,18 @@ describe.skipIf(!isRoot)('kept probe paths', () => {
     expect(namespacesOf(id)).toEqual(kept);
     expect(paths.counts).toMatchObject({ built: 1, reused: 1, removed: 0 });
 
-    for (const r of [first, second]) {
+    // The flow classifier's entries: the second probe's flow in the path's next generation.
+    const entries = (JSON.parse(execFileSync('bpftool', ['-j', 'map', 'dump', 'pinned', `/sys/fs/bpf/ccb-${id}/maps/ccb_flows`], { encoding: 'utf8' })) as
+      Array<{ formatted: { key: { client_port: number; server_port: number }; value: number } }>).map((e) => e.formatted);
+    const generationOf = (port: string) => entries.filter((e) => e.key.client_port === Number(port)).map((e) => e.value >> 16);
+    for (const [r, generation] of [[first, 0], [second, 1]] as const) {
       // The capture holds this probe's transfer (one connection from the origin), not the other's as well.
       const fromOrigin = (await traceProbeDir(r.dir)).flows.filter((f) => f.kind === 'tcp' && f.paths.some((p) => p.includes(`-${r.origin.ip}:`)));
       expect(fromOrigin.map((f) => f.toClient.payloadBytes >= BYTES)).toEqual([true]);
       expect(r.groundTruthLines).toBeGreaterThan(0);
       // The origin's samples kept with a probe are of its own connection (the NAT keeps its port).
       const clientPort = /:(\d+)-/.exec(fromOrigin[0].paths[0])![1];
+      expect(generationOf(clientPort)).toEqual([generation]);
       const remotes = new Set(readFileSync(join(r.dir, 'ground-truth.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { remote: string }).remote));
       expect([...remotes].map((x) => x.split(':')[1])).toEqual([clientPort]);
       expect(r.disturbance).toBeDefined();

@@ -38,9 +38,9 @@ function pool(opts: { failBuild?: boolean } = {}) {
   return { build, removed, taken, generations, dead };
 }
 
-async function newPool(build: BuildPath): Promise<Pool> {
+async function newPool(build: BuildPath, idleLimitMs?: number): Promise<Pool> {
   const { KeptProbePaths } = await import('../../../src/probe/paths.js');
-  return new KeptProbePaths(build);
+  return new KeptProbePaths(build, idleLimitMs);
 }
 
 describe('kept probe paths', () => {
@@ -126,6 +126,48 @@ describe('kept probe paths', () => {
     expect(t.removed).toEqual([idle.path.topo.runId, lent.path.topo.runId]);
     expect(paths.size).toBe(0);
     await expect(paths.acquire(lab(), profile('p'))).rejects.toThrow(/being removed/);
+  });
+
+  it('lends one path to one probe: two at once get two paths', async () => {
+    const t = pool();
+    const paths = await newPool(t.build);
+    const [a, b] = await Promise.all([paths.acquire(lab(), profile('p')), paths.acquire(lab(), profile('p'))]);
+    expect(a.path).not.toBe(b.path);
+    await a.release(true);
+    await b.release(true);
+    const [c, d] = await Promise.all([paths.acquire(lab(), profile('p')), paths.acquire(lab(), profile('p'))]);
+    expect(new Set([c.path, d.path])).toEqual(new Set([a.path, b.path]));
+    await c.release(true);
+    await d.release(true);
+    await paths.close();
+  });
+
+  it('removes paths idle past the limit, and leaves another lab\'s paths alone', async () => {
+    const t = pool();
+    const paths = await newPool(t.build, 300);
+    const other = await paths.acquire({ ...lab(), name: 'default' } as RunningLab, profile('p'));
+    await other.release(true);
+    const a = await paths.acquire(lab(), profile('p'));
+    await a.release(true);
+    expect(t.removed).toEqual([]);
+    await new Promise((r) => setTimeout(r, 400));
+    const b = await paths.acquire(lab(), profile('q'));
+    expect(t.removed.sort()).toEqual([other.path.topo.runId, a.path.topo.runId].sort());
+    await b.release(true);
+    await paths.close();
+  });
+
+  it('removes a path whose rest the pool\'s closing cut short', async () => {
+    const t = pool();
+    const paths = await newPool(t.build);
+    const a = await paths.acquire(lab(), profile('p'));
+    await a.release(true);
+    const waiting = paths.acquire(lab(), profile('p')).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    await paths.close();
+    expect(String(await waiting)).toMatch(/being removed/);
+    expect(t.removed).toEqual([a.path.topo.runId]);
+    expect(paths.size).toBe(0);
   });
 
   it('rests a path until what its profile can hold in flight has drained', async () => {

@@ -76,4 +76,18 @@ describe('readGroundTruth', () => {
     expect(readGroundTruth(p, 'pipe_bytes').bytes).toEqual([2896, 5792]);
     expect(readGroundTruth(p, 'bytes_in_flight').bytes).toEqual([7]);
   });
+
+  it('keeps the samples of the given client ports only (another connection, a migrated one\'s every port)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gt-'));
+    const p = join(dir, 'ground-truth.jsonl');
+    writeFileSync(p, [
+      JSON.stringify({ t: 1, remote: '10.203.64.2:40000', inflight_bytes: 100 }),
+      JSON.stringify({ t: 2, remote: '10.203.64.2:41000', inflight_bytes: 200 }),
+      JSON.stringify({ t: 3, remote: '10.203.64.2:4100', inflight_bytes: 300 }),
+      JSON.stringify({ t: 4, remote: '10.203.64.2:40001', inflight_bytes: 400 }),
+    ].join('\n'));
+    expect(readGroundTruth(p, 'inflight_bytes', new Set([41000])).bytes).toEqual([200]);
+    expect(readGroundTruth(p, 'inflight_bytes', new Set([40000, 40001])).bytes).toEqual([100, 400]);
+    expect(readGroundTruth(p, 'inflight_bytes').bytes).toEqual([100, 200, 300, 400]);
+  });
 });
