@@ -56,10 +56,13 @@ describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
     const target = resolveProbeTarget(lab, `https://${host}/bytes/1500000`, 'base');
     const seen: string[] = [];
     let quietProbes = 0;
-    // Up to three probes: on a host loaded by others (load average ~30 on 2 cores when this was
+    // Up to five probes: on a host loaded by others (load average ~30 on 2 cores when this was
     // written), the delay line stalls for 100 ms at times and a disturbed stretch of the flow reads
-    // Unknown, so a probe may honestly run to the ceiling. Every probe must stop by the ceiling.
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Unknown, so a probe may honestly run to the ceiling. On a quiet host, too, quinn's BBR flow
+    // reads Unknown for all 30 s in about half the probes (the suites of sessions 40-41: the first
+    // probe of four runs, three in a row once): the rule is what this tests, the classifier's
+    // reach is the lab bench's. Every probe must stop by the ceiling.
+    for (let attempt = 0; attempt < 5; attempt++) {
       const watch = stableVerdictWatch({ model, rule, originIp: target.origin.ip, protocol, rateKbit: profile.rateKbit });
       const r = await probeOnce(lab, target, profile, { region: 'base', outDir: out, timeoutSeconds: 120, watch });
       expect(r.status, r.error).toBe('complete');
