@@ -6,7 +6,8 @@
  * (the job stops and is marked cancelled) or that the job was taken over (its result is
  * discarded). Probes measure through paths (namespaces and bottleneck) the worker keeps until
  * it ends (probe/paths.ts). Ctrl-C stops the running jobs (each unwinds what it made), gives them
- * back to the queue uncounted, and removes the kept paths. Scheduled crawls of its regions get their next round from here.
+ * back to the queue uncounted, and removes the kept paths. Scheduled crawls of its regions get
+ * their next round from here.
  */
 import { join } from 'node:path';
 import { readRunDir, type RunData } from '../results/read.js';

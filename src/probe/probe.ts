@@ -2,9 +2,10 @@
  * `ccbrowse probe URL`: one flow, no page - like Nebby's wget/quiche mode - through the
  * bottleneck, from the lab. TCP origins are fetched with curl, HTTP/3 origins with Chromium
  * (the only HTTP/3 client here). Each (profile, repetition) measures through its own path
- * (paths.ts: built for it, or kept across probes by a crawl, repetitions or a training round) and gets a run directory with the
- * capture, the server's ground truth for the same time window, and run metadata. HTTP/3 probes also keep Chromium's TLS key log (keylog.txt): lab keys protect
- * nothing, and with them the trace computes QUIC bytes in flight exactly (src/trace/quic/).
+ * (paths.ts: built for it, or kept across probes by a crawl, repetitions or a training round)
+ * and gets a run directory with the capture, the server's ground truth for the same time
+ * window, and run metadata. HTTP/3 probes also keep Chromium's TLS key log (keylog.txt): lab
+ * keys protect nothing, and with them the trace computes QUIC bytes in flight exactly (src/trace/quic/).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
