@@ -8,6 +8,8 @@ const report = process.env.CCB_TEST_REPORT;
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // One scratch dir per suite run (TMPDIR), removed at its end: tests/global-setup.ts.
+    globalSetup: ['tests/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,

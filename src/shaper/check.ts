@@ -181,7 +181,8 @@ export async function runShaperCheck(opts: ShaperCheckOptions): Promise<ShaperCh
     return { ...evaluate(opts, shaper.backend, m, hostStalled, { ...captureStats, packetsSentAndReceivedByServer: serverPackets }, delayLineStats, warmup, hostStalls), runId };
   } finally {
     const failures = await stack.unwind();
-    if (!opts.pcapOut) rmSync(workDir, { recursive: true, force: true });
+    // The scratch dir never holds --pcap-out's file (that lives where the user asked): always removed.
+    rmSync(workDir, { recursive: true, force: true });
     if (failures.length) say(`cleanup problems: ${failures.join('; ')}`);
   }
 }
