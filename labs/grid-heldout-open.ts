@@ -15,5 +15,9 @@ export default defineGrid({
   conditions: [
     { id: 'ho-video-50j', axis: 'profile', value: 'video, 50 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 50, jitterMs: 1 } },
     { id: 'ho-rtt-90', axis: 'server-rtt', value: '90 ms', path: { rttMs: 90 } },
+    // Chosen (session 42) with the far groups (labs/grid-far.ts), before they were trained: strangers
+    // at a trained far condition (150 ms, 5 ms jitter) and at the held-out 175 ms (h-rtt-175j4).
+    { id: 'ho-rtt-150j5', axis: 'mixed', value: '150 ms, 5 ms jitter', path: { rttMs: 150, jitterMs: 5 } },
+    { id: 'ho-rtt-175j4', axis: 'mixed', value: '175 ms, 4 ms jitter', path: { rttMs: 175, jitterMs: 4 } },
   ],
 });

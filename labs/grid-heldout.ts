@@ -63,5 +63,13 @@ export default defineGrid({
     // before either was measured: `video` nearer and farther than any video condition held out so far.
     { id: 'h-video-15j', axis: 'profile', value: 'video, 15 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 15, jitterMs: 1 } },
     { id: 'h-video-70', axis: 'profile', value: 'video, 70 ms', profiles: ['video'], path: { rttMs: 70 } },
+    // Chosen (session 42) before the far groups (labs/grid-far.ts: 150 ms with 5 ms jitter, 200 ms
+    // with 2 ms jitter) were trained or these measured: a distance between the farthest trained
+    // before (80 ms) and the new 150 ms, and one between the two new ones, each with other jitter.
+    { id: 'h-rtt-125j3', axis: 'mixed', value: '125 ms, 3 ms jitter', path: { rttMs: 125, jitterMs: 3 } },
+    { id: 'h-rtt-175j4', axis: 'mixed', value: '175 ms, 4 ms jitter', path: { rttMs: 175, jitterMs: 4 } },
+    // Chosen (session 42) after the far groups were trained and the paused-drain backing of BBRv1
+    // (bbr.ts pausedDrainMaxRtts) was written on the conditions above, before this was measured.
+    { id: 'h-rtt-110j5', axis: 'mixed', value: '110 ms, 5 ms jitter', path: { rttMs: 110, jitterMs: 5 } },
   ],
 });

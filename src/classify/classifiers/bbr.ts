@@ -13,7 +13,7 @@ import type { JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
 import { acfNearRtts, analyseRate, cv, periodInRtts, type RateAnalysis } from '../rate.js';
 import { median } from '../stats.js';
-import { anyExcluded } from '../exclusion.js';
+import { EXCLUDED_APP_LIMITED, anyExcluded } from '../exclusion.js';
 import type { FlowFeatures } from '../features.js';
 import { startupEndIndex } from '../flowShape.js';
 import { defineClassifier, type Claim } from '../types.js';
@@ -94,6 +94,17 @@ const paramsSchema = z.object({
    * (docs/benchmarks/conditions.md, "The `video` profile, shipped").
    */
   drainMaxTroughPackets: z.number().nonnegative().default(4.5),
+  /**
+   * A ProbeRTT drain the capture point saw as a pause: with the server far behind the capture
+   * point, the 4 packets ProbeRTT keeps are mostly on the unseen part of the path, the visible
+   * bytes in flight fall to nothing and the trace step marks the stop as application-limited
+   * (trace/app-limited.ts). Such a pause, after start-up, from a window of at least
+   * drainMinPeakPackets and no longer than this many RTTs (smoothing pads included), stands for a
+   * drain when backing a BBRv1 answer. Lab kernel BBR 150-200 ms away (labs/grid-far.ts): every
+   * ProbeRTT read this way, 1.4-1.8 s (3-4 RTTs) long; an application pause that lasts longer is
+   * a sender with nothing to send. 0: off.
+   */
+  pausedDrainMaxRtts: z.number().nonnegative().default(5),
 });
 export type BbrParams = z.infer<typeof paramsSchema>;
 
@@ -115,6 +126,8 @@ const within = (x: number | null, r: { min: number; max: number }): boolean => x
 
 type DrainInput = Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds'>;
 type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets' | 'drainMaxTroughPackets'>;
+type PausedDrainInput = DrainInput & Pick<FlowFeatures, 'y' | 't0'>;
+type PausedDrainParams = Pick<BbrParams, 'drainMinPeakPackets' | 'pausedDrainMaxRtts'>;
 
 const drainWords = (p: DrainParams): string =>
   `to <= ${Math.round(100 * p.drainMaxShare)}% of the window${p.drainMaxTroughPackets ? ` or <= ${p.drainMaxTroughPackets} packets` : ''}`;
@@ -125,6 +138,34 @@ export function drainBackoffs(f: DrainInput, p: DrainParams): FlowFeatures['back
   const startupEnd = startupEndIndex(f.mask.length, f.slowStartEnd, f.rttSeconds / f.dt);
   const maxTrough = p.drainMaxTroughPackets * Math.max(f.segmentBytes, 1);
   return f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && (b.trough / b.peak <= p.drainMaxShare || b.trough <= maxTrough));
+}
+
+/**
+ * Times (s) of short application-limited pauses that follow a window of at least
+ * drainMinPeakPackets after start-up: ProbeRTT drains seen from a capture point that cannot see
+ * the 4 packets ProbeRTT keeps (pausedDrainMaxRtts). Each is timed at the grid point before it.
+ */
+export function pausedDrains(f: PausedDrainInput, p: PausedDrainParams): number[] {
+  if (!p.pausedDrainMaxRtts) return [];
+  const n = f.mask.length;
+  const perRtt = f.rttSeconds / f.dt;
+  const startupEnd = startupEndIndex(n, f.slowStartEnd, perRtt);
+  const minPeak = p.drainMinPeakPackets * Math.max(f.segmentBytes, 1);
+  const out: number[] = [];
+  let i = startupEnd;
+  while (i < n) {
+    if (f.mask[i] !== EXCLUDED_APP_LIMITED) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < n && f.mask[j] === EXCLUDED_APP_LIMITED) j++;
+    // A pause that runs to the end of the trace is the transfer ending, not a drain.
+    const closed = j < n && i > startupEnd;
+    if (closed && j - i <= p.pausedDrainMaxRtts * perRtt && f.y[i - 1] >= minPeak) out.push(f.t0 + (i - 1) * f.dt);
+    i = j;
+  }
+  return out;
 }
 
 /**
@@ -164,7 +205,18 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   if (first && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
     return { backed: true, why: `its first ProbeRTT drain (${drainWords(p)}) at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due` };
   }
-  const seen = drains.length === 0 ? 'no ProbeRTT drain to 4 packets' : `${drains.length} drain(s) but none ~10 s apart`;
+  // From far away ProbeRTT reads as a short pause (pausedDrainMaxRtts): drains and such pauses
+  // together at ProbeRTT's spacing back BBRv1 as drains alone do.
+  const paused = pausedDrains(f, p);
+  if (paused.length) {
+    const times = [...drains.map((d) => d.tPeak), ...paused].sort((x, y) => x - y);
+    const apart = times.slice(1).map((t, k) => t - times[k]);
+    if (drainDecision(apart, p)) return { backed: true, why: `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)` };
+    if (times.length === 1 && within(times[0], p.drainSeconds) && end - times[0] < p.drainSeconds.max) {
+      return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due` };
+    }
+  }
+  const seen = drains.length + paused.length === 0 ? 'no ProbeRTT drain to 4 packets' : `${drains.length + paused.length} drain(s) or pause(s) but none ~10 s apart`;
   return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s` };
 }
 
@@ -256,6 +308,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     drainSeconds: { min: 9, max: 14 },
     drainMinPeakPackets: 15,
     drainMaxTroughPackets: 4.5,
+    pausedDrainMaxRtts: 5,
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {

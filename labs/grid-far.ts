@@ -1,0 +1,22 @@
+import { defineGrid } from 'ccbrowse';
+
+// Far servers, trained (session 42): the distances where held-out rounds and the census's `ap`
+// region (150 ms, 5 ms jitter) read mostly Unknown. Two runs at 150 ms so a class's shape there
+// rests on more than one flow per controller (session 33's one-run far groups let strangers in).
+// Held-out distances for it are in labs/grid-heldout.ts (h-rtt-120, h-rtt-100j, h-rtt-170j3, ...).
+export default defineGrid({
+  name: 'gfar',
+  lab: 'labs/train.ts',
+  origins: [
+    'tcp-reno', 'tcp-cubic', 'tcp-bbr', 'tcp-vegas', 'tcp-westwood', 'tcp-htcp', 'tcp-bic', 'tcp-illinois', 'tcp-veno',
+    'tcp-highspeed', 'tcp-scalable', 'tcp-yeah',
+    'quinn-newreno', 'quinn-cubic', 'quinn-bbr', 'aioquic-reno', 'aioquic-cubic',
+  ],
+  base: { path: { rttMs: 150 }, profiles: ['nebby-50', 'nebby-100'], host: { concurrency: 4 } },
+  runs: 1,
+  seconds: 30,
+  conditions: [
+    { id: 'far-150j5', axis: 'mixed', value: '150 ms, 5 ms jitter', path: { rttMs: 150, jitterMs: 5 }, runs: 2 },
+    { id: 'far-200j2', axis: 'mixed', value: '200 ms, 2 ms jitter', path: { rttMs: 200, jitterMs: 2 } },
+  ],
+});

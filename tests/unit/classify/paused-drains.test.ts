@@ -1,0 +1,75 @@
+/**
+ * BBRv1's ProbeRTT seen from far away: with the server 150 ms beyond the capture point, the 4
+ * packets ProbeRTT keeps are mostly on the unseen part of the path, the visible bytes in flight
+ * fall to nothing and the trace step marks the stop application-limited. Such short pauses after
+ * a large window back a BBRv1 answer as drains do (bbr.ts pausedDrains, pausedDrainMaxRtts).
+ * Committed traces: labs/grid-far.ts `far-150j5` (the shipped model's `.far` groups trained on
+ * these rounds; the rule is the BBR classifier's, not learned).
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { bbrClassifier, bbrV1Backing, pausedDrains, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
+import { extractFlowFeatures, type FlowFeatures } from '../../../src/classify/features.js';
+import { classifyFlow, type Model } from '../../../src/classify/index.js';
+import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { shippedModel } from './shippedModel.js';
+
+const FIXTURE = new URL('../../fixtures/lab-series/far-150j5.json.gz', import.meta.url);
+const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+const params = bbrClassifier.defaultParams() as BbrParams;
+
+describe('pausedDrains', () => {
+  // 30 s of 50 ms points, 0.4 s RTT (8 points), slow start ending at 1 s (start-up to ~2.2 s), 60 packets in flight.
+  const n = 600;
+  const flow = (pauses: Array<[number, number]>, level = 60) => {
+    const y = new Float64Array(n).fill(level * 88);
+    const mask = new Uint8Array(n);
+    for (const [from, to] of pauses) {
+      mask.fill(1, Math.round(from / 0.05), Math.round(to / 0.05));
+      y.fill(0, Math.round(from / 0.05) + 4, Math.round(to / 0.05) - 4);
+    }
+    // Only the fields the drain rules read.
+    return { y, mask, t0: 0, dt: 0.05, rttSeconds: 0.4, slowStartEnd: 20, segmentBytes: 88, backoffs: [], durationSeconds: 30, transport: 'tcp' } as unknown as FlowFeatures;
+  };
+
+  it('times short application-limited pauses after a window of >= 15 packets', () => {
+    expect(pausedDrains(flow([[11, 12.6], [22.5, 24.1]]), params).map((t) => +t.toFixed(2))).toEqual([10.95, 22.45]);
+  });
+
+  it('skips pauses longer than 5 RTTs, from a small window, during start-up, or at the end of the trace', () => {
+    expect(pausedDrains(flow([[11, 13.2]]), params)).toEqual([]); // 2.2 s = 5.5 RTTs: nothing to send
+    expect(pausedDrains(flow([[11, 12.6]], 12), params)).toEqual([]); // 12 packets: ProbeRTT would not show
+    expect(pausedDrains(flow([[1.2, 2.0]]), params)).toEqual([]);
+    expect(pausedDrains(flow([[29, 30]]), params)).toEqual([]);
+    expect(pausedDrains(flow([[11, 12.6]]), { ...params, pausedDrainMaxRtts: 0 })).toEqual([]);
+  });
+
+  it('back BBRv1 when ~10 s apart, not when closer', () => {
+    expect(bbrV1Backing(flow([[11, 12.6], [22.5, 24.1]]), params)).toMatchObject({ backed: true });
+    expect(bbrV1Backing(flow([[11, 12.6], [16, 17.6], [21, 22.6]]), params)).toMatchObject({ backed: false });
+  });
+});
+
+describe('kernel BBR 150 ms beyond the capture point (committed far-150j5 traces)', () => {
+  const withoutPauses = (m: Model): Model => ({ ...m, classifiers: { ...m.classifiers, bbr: { ...(m.classifiers.bbr as object), pausedDrainMaxRtts: 0 } } });
+  const bbr = entries.filter((e) => e.origin === 'tcp-bbr');
+
+  it.each(bbr.map((e) => [e.profile, e] as const))('%s: BBRv1, backed by its ProbeRTT pauses; "version not shown" without them', (_p, e) => {
+    const f = extractFlowFeatures({ ...toSeries(e), transport: 'tcp' }, shippedModel().pipeline);
+    const b = bbrV1Backing(f, bbrClassifier.parseParams(shippedModel().classifiers.bbr) as BbrParams);
+    expect(b.backed, b.why).toBe(true);
+    expect(b.why).toMatch(/^ProbeRTT drains or pauses 1\d\.\d s apart/);
+    expect(classifyFlow({ ...toSeries(e), transport: 'tcp' }, shippedModel()).label).toBe('BBRv1');
+    const before = classifyFlow({ ...toSeries(e), transport: 'tcp' }, withoutPauses(shippedModel()));
+    expect(before.label).toBe('Unknown');
+    expect(before.reason).toMatch(/^BBR-like, version not shown/);
+  });
+
+  it('names no loss-based or delay-based flow there BBRv1 (CUBIC, Vegas, YeAH)', () => {
+    const others = entries.filter((e) => e.origin !== 'tcp-bbr');
+    expect(others).toHaveLength(6);
+    const named = others.map((e) => `${e.origin} ${e.profile}: ${classifyFlow({ ...toSeries(e), transport: 'tcp' }, shippedModel()).label}`);
+    expect(named.filter((s) => s.endsWith('BBRv1'))).toEqual([]);
+  });
+});
