@@ -13,7 +13,7 @@ import type { JsonObject } from '../json.js';
 import { jsonNumber } from '../json.js';
 import { acfNearRtts, analyseRate, cv, periodInRtts, type RateAnalysis } from '../rate.js';
 import { median } from '../stats.js';
-import { EXCLUDED_APP_LIMITED, anyExcluded } from '../exclusion.js';
+import { EXCLUDED_APP_LIMITED, EXCLUDED_NONE, anyExcluded } from '../exclusion.js';
 import type { FlowFeatures } from '../features.js';
 import { startupEndIndex } from '../flowShape.js';
 import { defineClassifier, type Claim } from '../types.js';
@@ -100,9 +100,9 @@ const paramsSchema = z.object({
    * bytes in flight fall to nothing and the trace step marks the stop as application-limited
    * (trace/app-limited.ts). Such a pause, after start-up, from a window of at least
    * drainMinPeakPackets and no longer than this many RTTs (smoothing pads included), stands for a
-   * drain when backing a BBRv1 answer. Lab kernel BBR 150-200 ms away (labs/grid-far.ts): every
-   * ProbeRTT read this way, 1.4-1.8 s (3-4 RTTs) long; an application pause that lasts longer is
-   * a sender with nothing to send. 0: off.
+   * drain when backing a BBRv1 answer, unless the flow paused otherwise too (pausedDrains). Lab
+   * kernel BBR 150 ms away (labs/grid-far.ts `far-150j5`, nebby-100): each ProbeRTT read this way,
+   * ~1.6 s (3.5 RTTs) long; a longer pause is a sender with nothing to send. 0: off.
    */
   pausedDrainMaxRtts: z.number().nonnegative().default(5),
 });
@@ -141,9 +141,13 @@ export function drainBackoffs(f: DrainInput, p: DrainParams): FlowFeatures['back
 }
 
 /**
- * Times (s) of short application-limited pauses that follow a window of at least
- * drainMinPeakPackets after start-up: ProbeRTT drains seen from a capture point that cannot see
- * the 4 packets ProbeRTT keeps (pausedDrainMaxRtts). Each is timed at the grid point before it.
+ * Times (s) of short pauses after start-up that follow a window of at least drainMinPeakPackets:
+ * ProbeRTT drains seen from a capture point that cannot see the 4 packets ProbeRTT keeps
+ * (pausedDrainMaxRtts). A pause is a whole excluded run (application-limited, and idle inside it)
+ * holding some application-limited time, closed before the trace ends; each is timed at the grid
+ * point before it. None at all when the flow also paused otherwise after start-up (a longer pause,
+ * or one from a small window): a player or a request/response exchange pauses too, and its pauses
+ * may fall ~10 s apart.
  */
 export function pausedDrains(f: PausedDrainInput, p: PausedDrainParams): number[] {
   if (!p.pausedDrainMaxRtts) return [];
@@ -154,15 +158,20 @@ export function pausedDrains(f: PausedDrainInput, p: PausedDrainParams): number[
   const out: number[] = [];
   let i = startupEnd;
   while (i < n) {
-    if (f.mask[i] !== EXCLUDED_APP_LIMITED) {
+    if (f.mask[i] === EXCLUDED_NONE) {
       i++;
       continue;
     }
     let j = i;
-    while (j < n && f.mask[j] === EXCLUDED_APP_LIMITED) j++;
-    // A pause that runs to the end of the trace is the transfer ending, not a drain.
-    const closed = j < n && i > startupEnd;
-    if (closed && j - i <= p.pausedDrainMaxRtts * perRtt && f.y[i - 1] >= minPeak) out.push(f.t0 + (i - 1) * f.dt);
+    let appLimited = false;
+    for (; j < n && f.mask[j] !== EXCLUDED_NONE; j++) if (f.mask[j] === EXCLUDED_APP_LIMITED) appLimited = true;
+    // A run into the trace's end is the transfer ending; one from start-up is start-up's.
+    if (j >= n || i === startupEnd) {
+      i = j;
+      continue;
+    }
+    if (!appLimited || j - i > p.pausedDrainMaxRtts * perRtt || f.y[i - 1] < minPeak) return [];
+    out.push(f.t0 + (i - 1) * f.dt);
     i = j;
   }
   return out;
@@ -332,6 +341,8 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       probeRttPeriodSeconds: a.dipPeriod === null ? null : jsonNumber(a.dipPeriod, 3),
       longestCruiseSeconds: jsonNumber(a.rate.longestCruiseSeconds, 3),
       probeRttDrainIntervalsSeconds: a.drainIntervals.map((x) => jsonNumber(x, 3)),
+      // Short pauses that stand for ProbeRTT drains seen from far away (pausedDrains).
+      probeRttPauseTimesSeconds: pausedDrains(f, p).map((x) => jsonNumber(x, 3)),
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
       // Whether a BBRv1 answer for this TCP flow is backed by BBRv1's signature (null: not TCP).

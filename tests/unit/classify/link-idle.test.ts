@@ -73,7 +73,7 @@ const withoutFarGroups = (m: Model): Model => {
   return { ...m, classifiers: { ...m.classifiers, 'loss-based': { ...lb, linkIdle: { ...lb.linkIdle!, maxShare }, gnb: { ...lb.gnb, classes } } } };
 };
 
-describe('the link-idle bound in the shipped model', () => {
+describe('the link-idle bound in the shipped model (its groups and bounds before session 42\'s far groups)', () => {
   const model = withoutFarGroups(shippedModel());
 
   it('TCP-LP behind video stays Unknown with the far groups too (their Westwood bound is wider; the loss-response rule withholds it)', () => {

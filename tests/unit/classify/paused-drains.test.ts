@@ -20,29 +20,42 @@ const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) 
 const params = bbrClassifier.defaultParams() as BbrParams;
 
 describe('pausedDrains', () => {
-  // 30 s of 50 ms points, 0.4 s RTT (8 points), slow start ending at 1 s (start-up to ~2.2 s), 60 packets in flight.
+  // 30 s of 50 ms points, 0.4 s RTT (8 points), slow start ending at 1 s: start-up (12 RTTs) ends at 5.8 s.
   const n = 600;
+  const at = (t: number) => Math.round(t / 0.05);
+  /**
+   * Pauses as computeExclusion marks them: application-limited one RTT at each edge (the trace
+   * step's gap plus the smoothing's pad), idle between when the bytes in flight stay near zero.
+   */
   const flow = (pauses: Array<[number, number]>, level = 60) => {
     const y = new Float64Array(n).fill(level * 88);
     const mask = new Uint8Array(n);
     for (const [from, to] of pauses) {
-      mask.fill(1, Math.round(from / 0.05), Math.round(to / 0.05));
-      y.fill(0, Math.round(from / 0.05) + 4, Math.round(to / 0.05) - 4);
+      mask.fill(1, at(from), at(to));
+      mask.fill(2, at(from + 0.4), Math.max(at(from + 0.4), at(to - 0.4)));
+      y.fill(0, at(from + 0.2), at(to - 0.2));
     }
     // Only the fields the drain rules read.
     return { y, mask, t0: 0, dt: 0.05, rttSeconds: 0.4, slowStartEnd: 20, segmentBytes: 88, backoffs: [], durationSeconds: 30, transport: 'tcp' } as unknown as FlowFeatures;
   };
 
-  it('times short application-limited pauses after a window of >= 15 packets', () => {
+  it('times short pauses after a window of >= 15 packets', () => {
     expect(pausedDrains(flow([[11, 12.6], [22.5, 24.1]]), params).map((t) => +t.toFixed(2))).toEqual([10.95, 22.45]);
   });
 
-  it('skips pauses longer than 5 RTTs, from a small window, during start-up, or at the end of the trace', () => {
-    expect(pausedDrains(flow([[11, 13.2]]), params)).toEqual([]); // 2.2 s = 5.5 RTTs: nothing to send
-    expect(pausedDrains(flow([[11, 12.6]], 12), params)).toEqual([]); // 12 packets: ProbeRTT would not show
-    expect(pausedDrains(flow([[1.2, 2.0]]), params)).toEqual([]);
+  it('skips pauses during start-up or into the end of the trace', () => {
+    expect(pausedDrains(flow([[3, 4]]), params)).toEqual([]);
     expect(pausedDrains(flow([[29, 30]]), params)).toEqual([]);
     expect(pausedDrains(flow([[11, 12.6]]), { ...params, pausedDrainMaxRtts: 0 })).toEqual([]);
+  });
+
+  it('counts none when the flow also paused for longer, or from a small window (a player, a request/response exchange)', () => {
+    // 2.2 s = 5.5 RTTs, mostly idle: nothing to send.
+    expect(pausedDrains(flow([[11, 13.2]]), params)).toEqual([]);
+    expect(pausedDrains(flow([[11, 12.6], [16, 18.2], [22.5, 24.1]]), params)).toEqual([]);
+    expect(pausedDrains(flow([[11, 12.6]], 12), params)).toEqual([]);
+    // A segment every 10 s with a 3 s pause between: no pause is short enough.
+    expect(pausedDrains(flow([[8, 11], [18, 21], [28, 29.5]]), params)).toEqual([]);
   });
 
   it('back BBRv1 when ~10 s apart, not when closer', () => {
