@@ -119,6 +119,8 @@ interface BbrFindings {
   dipsPeriodic: boolean;
   /** Seconds between consecutive ProbeRTT-like drains seen by the back-off detector. */
   drainIntervals: number[];
+  /** Times (s) of short pauses standing for ProbeRTT drains seen from far away (pausedDrains). */
+  pauses: number[];
   decision: { label: string; confidence: number; note: string } | null;
 }
 
@@ -216,7 +218,7 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   }
   // From far away ProbeRTT reads as a short pause (pausedDrainMaxRtts): drains and such pauses
   // together at ProbeRTT's spacing back BBRv1 as drains alone do.
-  const paused = pausedDrains(f, p);
+  const paused = a.pauses;
   if (paused.length) {
     const times = [...drains.map((d) => d.tPeak), ...paused].sort((x, y) => x - y);
     const apart = times.slice(1).map((t, k) => t - times[k]);
@@ -267,7 +269,7 @@ function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   const dipPeriod = intervals.length ? median(intervals) : null;
   const dipsPeriodic = intervals.length >= 1 && cv(intervals) <= p.maxIntervalCv;
   const drainIntervals = probeRttDrains(f, p);
-  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals, decision: null };
+  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals, pauses: pausedDrains(f, p), decision: null };
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
   // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show.
   if (!rateLike) {
@@ -342,7 +344,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       longestCruiseSeconds: jsonNumber(a.rate.longestCruiseSeconds, 3),
       probeRttDrainIntervalsSeconds: a.drainIntervals.map((x) => jsonNumber(x, 3)),
       // Short pauses that stand for ProbeRTT drains seen from far away (pausedDrains).
-      probeRttPauseTimesSeconds: pausedDrains(f, p).map((x) => jsonNumber(x, 3)),
+      probeRttPauseTimesSeconds: a.pauses.map((x) => jsonNumber(x, 3)),
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
       // Whether a BBRv1 answer for this TCP flow is backed by BBRv1's signature (null: not TCP).
