@@ -4,6 +4,7 @@
  */
 import type { BifSeries, SenderLoss } from '../trace/types.js';
 import { detectBackoffs, type Backoff } from './backoffs.js';
+import { hiddenPathOf, type HiddenPath } from './senderWindow.js';
 import type { PipelineConfig } from './config.js';
 import { appLimitedFraction, computeExclusion } from './exclusion.js';
 import { findSlowStartEnd, segmentTrace } from './segment.js';
@@ -42,6 +43,8 @@ export interface FlowFeatures {
    * series carries no conditions or no BDP.
    */
   pipe: { bdpPackets: number; segmentBytes: number } | null;
+  /** What the capture point cannot see of the path (senderWindow.ts), when its conditions say. */
+  hiddenPath: HiddenPath | null;
 }
 
 /**
@@ -87,6 +90,8 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     loss: series.loss ?? null,
     transport: series.transport ?? null,
     pipe: pipeOf(series),
+    // A model whose pipeline already adds the hidden part back (path.invisiblePipe) must not add it twice.
+    hiddenPath: cfg.path?.invisiblePipe ? null : hiddenPathOf(series.conditions),
   };
   // The rest of the descriptor: rate-based texture (ProbeRTT-like dips), so the learned model
   // also knows what a BBR flow looks like; the loss share; the packets regained per loss cycle,

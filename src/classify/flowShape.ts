@@ -97,18 +97,27 @@ const beforeDrain = (backoffs: Backoff[], n: number, perRtt: number): Backoff[] 
   return backoffs.filter((b) => b.iTrough < drainFrom);
 };
 
+/**
+ * The back-offs after start-up that are not the transfer draining: the ones beta is measured on
+ * (the one ending slow start and the start-up ones are counted apart).
+ */
+export function steadyBackoffs(f: Pick<FlowShapeInput, 'y' | 't0' | 'dt' | 'rttSeconds' | 'slowStartEnd' | 'backoffs'>): { steady: Backoff[]; startup: number } {
+  const n = f.y.length;
+  const perRtt = f.rttSeconds / f.dt;
+  const tStartupEnd = f.t0 + startupEndIndex(n, f.slowStartEnd, perRtt) * f.dt;
+  const backoffs = beforeDrain(f.backoffs, n, perRtt);
+  const steady = backoffs.filter((b) => b.tPeak >= tStartupEnd);
+  return { steady, startup: backoffs.length - steady.length };
+}
+
 export function describeFlowShape(f: FlowShapeInput): number[] {
   const { y, mask, dt, rttSeconds: rtt } = f;
   const n = y.length;
   const mss = f.segmentBytes > 0 ? f.segmentBytes : 1;
   const perRtt = rtt / dt;
   const startupEnd = startupEndIndex(n, f.slowStartEnd, perRtt);
-  const tStartupEnd = f.t0 + startupEnd * dt;
 
-  // Back-offs: the one ending slow start and the start-up ones are counted apart.
-  const backoffs = beforeDrain(f.backoffs, n, perRtt);
-  const steady = backoffs.filter((b) => b.tPeak >= tStartupEnd);
-  const startupBackoffs = backoffs.length - steady.length;
+  const { steady, startup: startupBackoffs } = steadyBackoffs(f);
   const beta = medianOrNaN(steady.map((b) => b.trough / b.peak));
 
   const steadyPoints: number[] = [];

@@ -5,22 +5,38 @@
  * response; a flow whose back-offs halve the window cannot be told from NewReno, whatever the
  * learned shapes lean to. WHY: fresh quiet lab rounds (s29 r1, r2) read every kernel NewReno
  * flow under nebby-100 (beta 0.49) HSTCP at 0.97, calibrated 0.91; lab HSTCP backs off to 0.56.
+ *
+ * The back-offs are read on the sender's whole window (senderWindow.ts) when the capture measured
+ * what it cannot see: from far away both halve the visible bytes in flight or more (session 43:
+ * NewReno 0.30-0.40, HSTCP 0.32-0.48 at 110-175 ms), on the whole window NewReno still halves
+ * and HSTCP keeps Linux's 0.5625. A flow that halves a window well above 38 packets is still not
+ * named NewReno by this: HSTCP's learned shape also takes other AIMD controllers that halve there
+ * (session 43: kernel YeAH at 110 ms read HSTCP at 0.89, its whole window halved at 67 packets).
  */
 import type { JsonObject } from './json.js';
 
 export const HSTCP = 'HSTCP';
 
-/** The back-off ratio the loss-based classifier measured (its explain() descriptor), or null. */
+/**
+ * A back-off keeping more of the window than this is not halving: midway between NewReno's 0.5
+ * and the 0.5625 Linux's HSTCP keeps between 38 and 118 packets (tcp_highspeed.c: 112/256 cut;
+ * RFC 3649's formula keeps 0.5-0.53 below 67 packets, which then reads as not shown).
+ */
+const SHALLOWER_THAN_HALVING = 0.53;
+
+/** The back-off ratio the loss-based classifier measured: on the sender's whole window when it could (its explain() output), else its descriptor's; or null. */
 function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
+  const whole = (lossEvidence?.senderWindow as { beta?: unknown } | undefined)?.beta;
+  if (typeof whole === 'number' && Number.isFinite(whole)) return whole;
   const beta = (lossEvidence?.descriptor as { beta?: unknown } | undefined)?.beta;
   return typeof beta === 'number' && Number.isFinite(beta) ? beta : null;
 }
 
 /** Why an HSTCP answer is not shown by flows with these back-off ratios (null: shown, or nothing measured). */
 export function hstcpNotShown(betas: Array<number | null>): string | null {
-  const measured = betas.filter((b): b is number => b !== null);
-  if (measured.length === 0 || measured.some((b) => b > 0.5)) return null;
-  return `NewReno-like: back-offs halve the window (beta ${measured.map((b) => b.toFixed(2)).join(', ')}), where HSTCP behaves as NewReno (RFC 3649, below 38 packets); HSTCP not shown`;
+  const m = betas.filter((b): b is number => b !== null);
+  if (m.length === 0 || m.some((b) => b > SHALLOWER_THAN_HALVING)) return null;
+  return `NewReno-like: back-offs halve the window (beta ${m.map((b) => b.toFixed(2)).join(', ')}), where HSTCP behaves as NewReno (RFC 3649, below 38 packets); HSTCP not shown`;
 }
 
 /**

@@ -51,7 +51,7 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
   const labels = groupsPerLabel.size;
   const priced = classes.map((c) => ({ ...c, prior: 1 / (labels * groupsPerLabel.get(labelOf(c.label))!) }));
   const kept = (key: string) => (!o.labels || o.labels(labelOf(key))) && (!o.groups || o.groups(groupOf(key)));
-  const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept), gnb: { ...b.gnb, classes: priced } };
+  const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept, o.groupSuffix), gnb: { ...b.gnb, classes: priced } };
   const examplesPerLabel = { ...base.trainedOn.examplesPerLabel };
   for (const [k, v] of Object.entries(extra.trainedOn.examplesPerLabel)) if (!o.labels || o.labels(k)) examplesPerLabel[k] = (examplesPerLabel[k] ?? 0) + v;
   const envelope = base.envelope && extra.envelope
@@ -74,14 +74,20 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
 }
 
 /**
- * Both models' link-idle maxima (the larger per class and profile; lossBased.ts `linkIdle`), with
- * the base's margin. A base without them keeps none: its own groups' flows were never measured.
- * Kept per profile, not per group: an added group that replaces a base group of the same name
- * (no suffix) still leaves the base's maximum for that profile.
+ * Both models' link-idle maxima (lossBased.ts `linkIdle`), with the base's margin. A base without
+ * them keeps none: its own groups' flows were never measured. Added groups with a suffix keep
+ * their own maxima (`CUBIC@tcp-nebby-50.loss`), so a condition that leaves the link idler (a far
+ * server, loss on the server's side) loosens no other group's bound; an added group that replaces
+ * a base group of the same name (no suffix) raises the profile's maximum, which the base's groups
+ * without one of their own share.
  */
-function linkIdleOf(b: LossBasedParams, x: LossBasedParams, keep: (key: string) => boolean): Pick<LossBasedParams, 'linkIdle'> {
+function linkIdleOf(b: LossBasedParams, x: LossBasedParams, keep: (key: string) => boolean, groupSuffix: string | undefined): Pick<LossBasedParams, 'linkIdle'> {
   if (!b.linkIdle) return {};
   const maxShare = { ...b.linkIdle.maxShare };
-  for (const [k, v] of Object.entries(x.linkIdle?.maxShare ?? {})) if (keep(k)) maxShare[k] = Math.max(maxShare[k] ?? 0, v);
+  for (const [k, v] of Object.entries(x.linkIdle?.maxShare ?? {})) {
+    if (!keep(k)) continue;
+    const key = groupSuffix ? `${k}${groupSuffix}` : k;
+    maxShare[key] = Math.max(maxShare[key] ?? 0, v);
+  }
   return { linkIdle: { ...b.linkIdle, maxShare } };
 }

@@ -26,6 +26,7 @@ import { jsonNumber } from '../json.js';
 import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
 import type { FlowFeatures } from '../features.js';
 import { LINK_IDLE_BELOW_BDP, linkIdleShare, profileOfGroup } from '../linkIdle.js';
+import { windowBackoffs } from '../senderWindow.js';
 
 const paramsSchema = z.object({
   varSmoothing: z.number().nonnegative(),
@@ -57,7 +58,8 @@ const paramsSchema = z.object({
    */
   nearerClassFactor: z.number().min(1).optional(),
   /**
-   * Per `label@transport-profile` (linkIdle.ts profileOfGroup): the largest share of active time
+   * Per `label@transport-profile` (linkIdle.ts profileOfGroup), and since session 43 per
+   * `label@group` for a group spliced in with a suffix (splice.ts): the largest share of active time
    * its training flows left the link idle, and the slack a flow gets above it. A subclass does not
    * hold a flow that idles more (TCP-LP behind `video` read Westwood). Absent in models saved
    * before session 36, and for a subclass whose profile has no measured training flow: no check.
@@ -82,6 +84,13 @@ export interface LossPrediction {
   gateRatio: Record<string, number>;
   /** Labels whose shapes held the flow but whose training flows never left the link that idle (linkIdle). */
   idleBeyond: Record<string, { share: number; trained: number }>;
+}
+
+/** The steady back-offs read on the sender's whole window (senderWindow.ts), for the HSTCP rule (hstcp.ts). */
+function senderWindowEvidence(f: FlowFeatures): JsonObject {
+  const w = windowBackoffs(f);
+  if (!w) return {};
+  return { senderWindow: { beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count, hiddenPathAdded: f.hiddenPath !== null } };
 }
 
 /**
@@ -140,10 +149,15 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   return { posterior, inDistribution, logLikelihood: p.logLikelihood, gateRatio, idleBeyond };
 }
 
-/** The largest link-idle share a subclass's training profile measured, if the model knows it. */
+/**
+ * The largest link-idle share a subclass's own training group measured, else its profile's (the
+ * groups whose training traces are gone share it), if the model knows either.
+ */
 function idleBoundOf(params: LossBasedParams, subclass: string): number | undefined {
   const group = groupOf(subclass);
-  return group === undefined ? undefined : params.linkIdle?.maxShare[`${labelOf(subclass)}${GROUP_SEPARATOR}${profileOfGroup(group)}`];
+  if (group === undefined || !params.linkIdle) return undefined;
+  const label = labelOf(subclass);
+  return params.linkIdle.maxShare[`${label}${GROUP_SEPARATOR}${group}`] ?? params.linkIdle.maxShare[`${label}${GROUP_SEPARATOR}${profileOfGroup(group)}`];
 }
 
 /**
@@ -290,6 +304,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       segmentBytes: features.segmentBytes,
       lostBytes: features.loss ? features.loss.lostBytes : null,
       linkIdleShare: jsonNumber(linkIdleShare(features) ?? NaN),
+      ...senderWindowEvidence(features),
       ...(p && Object.keys(p.idleBeyond).length ? { idleBeyond: Object.fromEntries(Object.entries(p.idleBeyond).map(([k, v]) => [k, { share: jsonNumber(v.share), trained: jsonNumber(v.trained) }])) } : {}),
       classes: [...new Set(params.gnb.classes.map((c) => labelOf(c.label)))],
       ...(p ? { posterior: round(p.posterior), logLikelihood: round(p.logLikelihood), inDistribution: p.inDistribution } : {}),

@@ -127,6 +127,18 @@ describe('the link-idle bound in the shipped model (its groups and bounds before
     expect(spliced.linkIdle!.maxShare['Westwood@tcp-nebby-100']).toBe(lb.linkIdle!.maxShare['Westwood@tcp-nebby-100']);
   });
 
+  it('groups spliced in with a suffix keep their own maxima, and only their subclasses read them', () => {
+    const lb = model.classifiers['loss-based'] as LossBasedParams;
+    // No classes of its own: only the maxima join.
+    const extra: Model = { ...model, classifiers: { ...model.classifiers, 'loss-based': { ...lb, linkIdle: { margin: 0.5, maxShare: { 'Westwood@tcp-nebby-100': 0.9 } }, gnb: { ...lb.gnb, classes: [] } } } };
+    const spliced = spliceModels(model, extra, { groupSuffix: '.x' }).classifiers['loss-based'] as LossBasedParams;
+    expect(spliced.linkIdle!.maxShare['Westwood@tcp-nebby-100.x']).toBe(0.9);
+    expect(spliced.linkIdle!.maxShare['Westwood@tcp-nebby-100']).toBe(0.148);
+    // The LP flow behind video: held against the base's groups' bound it is still withheld.
+    const v = classifyFlow(toSeries(flow('LP', 'video')), { ...model, classifiers: { ...model.classifiers, 'loss-based': spliced } });
+    expect(v.reason).toMatch(/likeliest Westwood .* left the link idle 3\d% of its active time/);
+  });
+
   it('the evidence carries the share the bound was held against (the classifier\'s own features)', () => {
     const series = toSeries(flow('LP', 'video'));
     const share = linkIdleShare(extractFlowFeatures(series, model.pipeline));
