@@ -19,5 +19,10 @@ export default defineGrid({
     // at a trained far condition (150 ms, 5 ms jitter) and at the held-out 175 ms (h-rtt-175j4).
     { id: 'ho-rtt-150j5', axis: 'mixed', value: '150 ms, 5 ms jitter', path: { rttMs: 150, jitterMs: 5 } },
     { id: 'ho-rtt-175j4', axis: 'mixed', value: '175 ms, 4 ms jitter', path: { rttMs: 175, jitterMs: 4 } },
+    // Chosen (session 43) with the server-side loss groups (labs/grid-loss.ts), before they were
+    // trained: strangers at the held-out loss condition h-rtt-70l03 (0.3% random, 70 ms, 2 ms jitter).
+    { id: 'ho-loss-03-70j2', axis: 'mixed', value: '0.3% loss, 70 ms, 2 ms jitter', path: { rttMs: 70, jitterMs: 2, loss: { percent: 0.3 } } },
+    // Chosen (session 43) with h-loss-04-30j1, after the BBRv1 signature rule under loss was written.
+    { id: 'ho-lossb-05-100', axis: 'mixed', value: '0.5% bursty (2 packets), 100 ms', path: { rttMs: 100, loss: { percent: 0.5, burstLen: 2 } } },
   ],
 });

@@ -71,5 +71,19 @@ export default defineGrid({
     // Chosen (session 42) after the far groups were trained and the paused-drain backing of BBRv1
     // (bbr.ts pausedDrainMaxRtts) was written on the conditions above, before this was measured.
     { id: 'h-rtt-110j5', axis: 'mixed', value: '110 ms, 5 ms jitter', path: { rttMs: 110, jitterMs: 5 } },
+    // Chosen (session 43) before the HSTCP rule read back-offs on the sender's whole window (the
+    // unseen part of the path added back: hstcp.ts) was written, and before these were measured:
+    // 140 ms, 95 ms with a 1.5-BDP buffer, and 70 ms with server-side loss.
+    { id: 'h-rtt-140j2', axis: 'mixed', value: '140 ms, 2 ms jitter', path: { rttMs: 140, jitterMs: 2 } },
+    { id: 'h-rtt-95b15', axis: 'mixed', value: '95 ms, 1 ms jitter, 1.5 BDP', path: { rttMs: 95, jitterMs: 1 }, profile: { buffer: { bdp: 1.5 } } },
+    { id: 'h-rtt-70l03', axis: 'mixed', value: '70 ms, 0.3% loss, 2 ms jitter', path: { rttMs: 70, jitterMs: 2, loss: { percent: 0.3 } } },
+    // Chosen (session 43) after h-rtt-70l03 was read and before the server-side loss groups
+    // (labs/grid-loss.ts) were trained or these measured: a lower loss rate farther away, and
+    // bursty loss at a distance and burst length no loss condition had.
+    { id: 'h-loss-015-130j4', axis: 'mixed', value: '0.15% loss, 130 ms, 4 ms jitter', path: { rttMs: 130, jitterMs: 4, loss: { percent: 0.15 } } },
+    { id: 'h-lossb-06-55', axis: 'mixed', value: '0.6% bursty (3 packets), 55 ms', path: { rttMs: 55, loss: { percent: 0.6, burstLen: 3 } } },
+    // Chosen (session 43) after BBRv1's repeated ProbeRTT signature was let stand under loss on the
+    // server's side (classifyFlow.ts signatureUnderLoss, written on the two above), before this was measured.
+    { id: 'h-loss-04-30j1', axis: 'mixed', value: '0.4% loss, 30 ms, 1 ms jitter', path: { rttMs: 30, jitterMs: 1, loss: { percent: 0.4 } } },
   ],
 });

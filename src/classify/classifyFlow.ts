@@ -14,7 +14,7 @@ import { median, pick } from './stats.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { seriesGate } from './validate.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict, type VerdictConditions } from './verdict.js';
-import { checkEnvelope } from './envelope.js';
+import { checkEnvelope, UPSTREAM_LOSS_AXIS, type EnvelopeCheck } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 
@@ -189,16 +189,38 @@ export function seenFromSender(series: BifSeries, cfg: PipelineConfig): BifSerie
  * what the shape alone would have named).
  */
 function judgeConditions(v: Verdict, series: BifSeries, model: Model, ctx: ClassifyContext): Verdict {
-  const env = checkEnvelope(model.envelope, series.conditions);
+  const shapes = checkEnvelope(model.envelope, series.conditions);
+  const underLoss = !shapes.inside && signatureRepeated(v) ? signatureUnderLoss(shapes, model, series) : null;
+  const env = underLoss?.check ?? shapes;
   const disturbed = disturbedReason(ctx.disturbance, series.rttSeconds);
   const conditions: VerdictConditions = {
     measured: series.conditions ?? null, inside: env.inside, distance: model.envelope && series.conditions ? Number(env.distance.toFixed(3)) : null,
     outsideReason: env.reason, disturbed,
   };
   const why = !env.inside ? env.reason : v.kind === 'cca' ? disturbed : null;
-  if (!why) return { ...v, conditions };
+  if (!why) return { ...v, ...(underLoss ? { reason: `${v.reason}; ${underLoss.note}` } : {}), conditions };
   const shapeSaid = v.kind === 'cca' ? `; the shape alone said ${v.label} (${v.confidence.toFixed(2)})` : '';
   return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: `${why}${shapeSaid}`, conditions };
+}
+
+/** A BBRv1 answer whose trace showed BBRv1's own signature more than once (bbr.ts v1Repeated). */
+function signatureRepeated(v: Verdict): boolean {
+  const b = v.evidence?.classifiers?.bbr as Partial<V1BackingEvidence> | undefined;
+  return v.kind === 'cca' && v.label === BBR_V1 && b?.v1Repeated === true;
+}
+
+/**
+ * Loss on the server's side of the capture point hides a loss-based controller's shape (envelope.ts)
+ * but not BBRv1's ProbeRTT, a drain to 4 packets every ~10 s whatever was lost: a BBRv1 answer that
+ * saw it more than once stands when loss is the only axis outside the trained conditions. WHY
+ * (session 43): under 0.15-0.6% random loss on the server's side kernel BBR read BBRv1 in 6 of 7
+ * measurements and no other lab or open-set flow was named BBRv1 there; withheld with the rest,
+ * the census would lose its most common answer on lossy paths.
+ */
+function signatureUnderLoss(shapes: EnvelopeCheck, model: Model, series: BifSeries): { check: EnvelopeCheck; note: string } | null {
+  const rest = checkEnvelope(model.envelope, series.conditions, [UPSTREAM_LOSS_AXIS]);
+  if (!rest.inside) return null;
+  return { check: rest, note: `its ProbeRTT signature read under ${shapes.reason?.replace(/^conditions unlike any the model was trained under: /, '')}, where learned shapes are not` };
 }
 
 function classifyShape(series: BifSeries, model: Model): Verdict {

@@ -205,8 +205,8 @@ export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
  * in, and ends before a second was due (a 20 s trace sees only the first ProbeRTT). Not for QUIC: quinn's
  * BBR drains differently and no other lab QUIC flow is named BBRv1.
  */
-export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string } {
-  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note };
+export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string; repeated: boolean } {
+  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note, repeated: true };
   const drains = drainBackoffs(f, p);
   const end = f.t0 + (f.y.length - 1) * f.dt;
   // The first ProbeRTT comes ~10 s after the start (the min RTT is ~10 s old by then): one drain
@@ -214,7 +214,7 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   // not (lab Hybla and BBRv3 fell to near nothing once ~1 s before their transfers ended).
   const first = drains.length === 1 ? drains[0] : undefined;
   if (first && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
-    return { backed: true, why: `its first ProbeRTT drain (${drainWords(p)}) at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due` };
+    return { backed: true, why: `its first ProbeRTT drain (${drainWords(p)}) at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due`, repeated: false };
   }
   // From far away ProbeRTT reads as a short pause (pausedDrainMaxRtts): drains and such pauses
   // together at ProbeRTT's spacing back BBRv1 as drains alone do.
@@ -222,22 +222,26 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   if (paused.length) {
     const times = [...drains.map((d) => d.tPeak), ...paused].sort((x, y) => x - y);
     const apart = times.slice(1).map((t, k) => t - times[k]);
-    if (drainDecision(apart, p)) return { backed: true, why: `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)` };
+    if (drainDecision(apart, p)) return { backed: true, why: `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)`, repeated: true };
     if (times.length === 1 && within(times[0], p.drainSeconds) && end - times[0] < p.drainSeconds.max) {
-      return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due` };
+      return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due`, repeated: false };
     }
   }
   const seen = drains.length + paused.length === 0 ? 'no ProbeRTT drain to 4 packets' : `${drains.length + paused.length} drain(s) or pause(s) but none ~10 s apart`;
-  return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s` };
+  return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s`, repeated: false };
 }
 
-/** The evidence the verdict keeps (classifyFlow and the profile fusion read it; null: not TCP). */
-export interface V1BackingEvidence { v1Backed: boolean | null; v1Backing: string | null }
+/**
+ * The evidence the verdict keeps (classifyFlow and the profile fusion read it; null: not TCP).
+ * `v1Repeated`: the signature was seen more than once (the rule's own answer, or drains/pauses
+ * at ProbeRTT's spacing), not only a first drain before the trace ended.
+ */
+export interface V1BackingEvidence { v1Backed: boolean | null; v1Backing: string | null; v1Repeated?: boolean }
 
 function v1BackingEvidence(f: FlowFeatures, p: BbrParams, a: BbrFindings): V1BackingEvidence {
   if (f.transport !== 'tcp') return { v1Backed: null, v1Backing: null };
   const b = bbrV1Backing(f, p, a);
-  return { v1Backed: b.backed, v1Backing: b.why };
+  return { v1Backed: b.backed, v1Backing: b.why, v1Repeated: b.backed && b.repeated };
 }
 
 /**

@@ -38,6 +38,9 @@ describe('the conditions envelope', () => {
     expect(checkEnvelope(env, lab({ reorderShare: 0.005 })).inside).toBe(true);
     expect(checkEnvelope(env, lab({ reorderShare: 0.05 })).inside).toBe(false);
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.03 })).reason).toMatch(/loss before the capture point/);
+    // 0.1% of bytes lost on the server's side is one unit: beyond it a TCP shape is not read (session 43).
+    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.0008 })).inside).toBe(true);
+    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.003 })).reason).toMatch(/loss before the capture point 0\.30% of bytes \(trained up to 0\.00% of bytes\)/);
   });
 
   it('an upper-only value under the largest trained one is far only in combination, and says so', () => {
