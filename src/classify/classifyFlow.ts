@@ -195,7 +195,7 @@ function judgeConditions(v: Verdict, series: BifSeries, model: Model, ctx: Class
   const disturbed = disturbedReason(ctx.disturbance, series.rttSeconds);
   const conditions: VerdictConditions = {
     measured: series.conditions ?? null, inside: env.inside, distance: model.envelope && series.conditions ? Number(env.distance.toFixed(3)) : null,
-    outsideReason: env.reason, disturbed,
+    outsideReason: env.reason, disturbed, ...(underLoss ? { skippedAxes: [UPSTREAM_LOSS_AXIS] } : {}),
   };
   const why = !env.inside ? env.reason : v.kind === 'cca' ? disturbed : null;
   if (!why) return { ...v, ...(underLoss ? { reason: `${v.reason}; ${underLoss.note}` } : {}), conditions };

@@ -339,7 +339,10 @@ function fuseJudged(all: Verdict[]): Verdict {
     const why = [...new Set(all.map((v) => v.conditions?.outsideReason ?? v.conditions?.disturbed ?? v.reason))];
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, reason: `no profile could be judged: ${why.join(' / ')}`, shapeCluster: null };
   }
-  const loss = combineLossPosteriors(verdicts);
+  // A profile that stood only by a signature (an axis skipped: classifyFlow.ts signatureUnderLoss)
+  // gives no learned-shape evidence, for or against.
+  const shapesRead = verdicts.filter((v) => !v.conditions?.skippedAxes?.length);
+  const loss = combineLossPosteriors(shapesRead);
   const ruleClaims = verdicts.flatMap((v) => (v.evidence?.claims ?? []).filter((c) => c.classifier !== 'loss-based' && c.label !== UNKNOWN));
   // Flows without evidence (fused earlier, or from older files) count by their label.
   const bare = verdicts.filter((v) => v.kind === 'cca' && !v.evidence).map((v) => ({ label: v.label, confidence: v.confidence }));
@@ -353,7 +356,7 @@ function fuseJudged(all: Verdict[]): Verdict {
   // A profile's own loss-based answer that the combination did not keep (the other profile's
   // flow lay outside that class) still contradicts a claim of another CCA: without it, a lone
   // rule-based claim from one profile would stand against a profile that named something else.
-  const dissent = loss && loss.label !== UNKNOWN ? [] : verdicts
+  const dissent = loss && loss.label !== UNKNOWN ? [] : shapesRead
     .flatMap((v) => (v.evidence?.claims ?? []).filter((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.label !== UNKNOWN))
     .map((c) => ({ label: c.label, confidence: c.confidence, source: 'loss-based in one profile' }));
   const contested = votes.length && dissent.length ? mergeBbrVersions([...new Set([...labels, ...dissent.map((d) => d.label)])].sort(), [...votes, ...dissent]) : labels;

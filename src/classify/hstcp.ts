@@ -1,7 +1,7 @@
 /**
  * HighSpeed TCP is NewReno until its window passes Low_Window (RFC 3649: 38 packets): below it
  * the window grows 1 packet per RTT and a loss halves it. Only a back-off shallower than halving
- * (b(w) < 0.5, so the level after it over the level before, beta, above 0.5) shows HSTCP's own
+ * (b(w) < 0.5, so the level after it over the level before, beta, above 0.53 as measured) shows HSTCP's own
  * response; a flow whose back-offs halve the window cannot be told from NewReno, whatever the
  * learned shapes lean to. WHY: fresh quiet lab rounds (s29 r1, r2) read every kernel NewReno
  * flow under nebby-100 (beta 0.49) HSTCP at 0.97, calibrated 0.91; lab HSTCP backs off to 0.56.
@@ -24,10 +24,20 @@ export const HSTCP = 'HSTCP';
  */
 const SHALLOWER_THAN_HALVING = 0.53;
 
-/** The back-off ratio the loss-based classifier measured: on the sender's whole window when it could (its explain() output), else its descriptor's; or null. */
+/** HSTCP's own response starts above Low_Window (RFC 3649): a shallower back-off of a smaller window is a measuring error. */
+const LOW_WINDOW_PACKETS = 38;
+
+/**
+ * The back-off ratio the loss-based classifier measured: on the sender's whole window when it could
+ * (its explain() output; capped at halving when that window was under 38 packets, where HSTCP
+ * halves too), else its descriptor's; or null.
+ */
 function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
-  const whole = (lossEvidence?.senderWindow as { beta?: unknown } | undefined)?.beta;
-  if (typeof whole === 'number' && Number.isFinite(whole)) return whole;
+  const whole = lossEvidence?.senderWindow as { beta?: unknown; peakPackets?: unknown } | undefined;
+  if (typeof whole?.beta === 'number' && Number.isFinite(whole.beta)) {
+    const small = typeof whole.peakPackets === 'number' && whole.peakPackets < LOW_WINDOW_PACKETS;
+    return small ? Math.min(whole.beta, 0.5) : whole.beta;
+  }
   const beta = (lossEvidence?.descriptor as { beta?: unknown } | undefined)?.beta;
   return typeof beta === 'number' && Number.isFinite(beta) ? beta : null;
 }

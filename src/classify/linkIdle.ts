@@ -35,6 +35,7 @@ export function linkIdleShare(f: Pick<FlowFeatures, 'y' | 'mask' | 'slowStartEnd
 /**
  * A training group without its condition suffix (`tcp-video.video` -> `tcp-video`): the bound is
  * kept per class, transport and profile, so a group whose training traces are gone (the model's
- * first groups) borrows the bound its profile's other groups measured.
+ * first groups) borrows the bound its profile's other groups measured; a group spliced in with a
+ * suffix since session 43 has a bound of its own (splice.ts), read first.
  */
 export const profileOfGroup = (group: string): string => group.split('.')[0];

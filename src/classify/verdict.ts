@@ -109,6 +109,12 @@ export interface VerdictConditions {
   distance: number | null;
   /** Why the conditions are outside, when they are. */
   outsideReason: string | null;
+  /**
+   * Axes left out of the check because the answer does not rest on a learned shape (classifyFlow.ts
+   * signatureUnderLoss: BBRv1's ProbeRTT under loss before the capture point); `distance` is then
+   * the distance on the other axes, and the fusion does not weigh this profile's learned shape.
+   */
+  skippedAxes?: string[];
   /** How the measuring host disturbed the bottleneck, when it did enough to matter. */
   disturbed: string | null;
 }
@@ -180,6 +186,7 @@ export const verdictSchema: z.ZodType<Verdict> = z.lazy(() =>
       inside: z.boolean(),
       distance: z.number().nullable(),
       outsideReason: z.string().nullable(),
+      skippedAxes: z.array(z.string()).optional(),
       disturbed: z.string().nullable(),
     }).optional(),
     withheld: z.object({ label: z.string(), confidence: z.number().min(0).max(1), minAnswer: z.number().min(0).max(1) }).optional(),

@@ -206,7 +206,8 @@ export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
  * BBR drains differently and no other lab QUIC flow is named BBRv1.
  */
 export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string; repeated: boolean } {
-  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note, repeated: true };
+  // Repeated: ProbeRTT seen at least twice (two dips, or drains ~10 s apart), not pulses with one dip or none.
+  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note, repeated: a.rate.dips.length >= 2 || drainDecision(a.drainIntervals, p) !== null };
   const drains = drainBackoffs(f, p);
   const end = f.t0 + (f.y.length - 1) * f.dt;
   // The first ProbeRTT comes ~10 s after the start (the min RTT is ~10 s old by then): one drain

@@ -90,7 +90,7 @@ export interface LossPrediction {
 function senderWindowEvidence(f: FlowFeatures): JsonObject {
   const w = windowBackoffs(f);
   if (!w) return {};
-  return { senderWindow: { beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count, hiddenPathAdded: f.hiddenPath !== null } };
+  return { senderWindow: { beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count, hiddenPathAdded: f.hiddenPath !== null && f.hiddenPath.serverSideRttSeconds > 0 && f.hiddenPath.visibleShare < 1 } };
 }
 
 /**
@@ -162,7 +162,8 @@ function idleBoundOf(params: LossBasedParams, subclass: string): number | undefi
 
 /**
  * Per `label@transport-profile`, the largest link-idle share among training flows (linkIdle.ts);
- * groups are `transport-profile[.suffix]`, examples without a measured share are skipped.
+ * groups are `transport-profile[.suffix]`, examples without a measured share are skipped. A model
+ * trained in one go keeps them per profile; groups spliced in with a suffix keep their own (splice.ts).
  */
 export function linkIdleMaxima(flows: Iterable<{ label: string; group: string; features: FlowFeatures }>): Record<string, number> {
   const out: Record<string, number> = {};

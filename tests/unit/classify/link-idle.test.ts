@@ -129,14 +129,19 @@ describe('the link-idle bound in the shipped model (its groups and bounds before
 
   it('groups spliced in with a suffix keep their own maxima, and only their subclasses read them', () => {
     const lb = model.classifiers['loss-based'] as LossBasedParams;
-    // No classes of its own: only the maxima join.
-    const extra: Model = { ...model, classifiers: { ...model.classifiers, 'loss-based': { ...lb, linkIdle: { margin: 0.5, maxShare: { 'Westwood@tcp-nebby-100': 0.9 } }, gnb: { ...lb.gnb, classes: [] } } } };
+    // The base's Westwood groups again under a suffix, with a bound the LP flow lies under.
+    const westwood = lb.gnb.classes.filter((c) => c.label.startsWith('Westwood@'));
+    const extra: Model = { ...model, classifiers: { ...model.classifiers, 'loss-based': { ...lb, linkIdle: { margin: 0, maxShare: Object.fromEntries(westwood.map((c) => [c.label, 0.9])) }, gnb: { ...lb.gnb, classes: westwood } } } };
     const spliced = spliceModels(model, extra, { groupSuffix: '.x' }).classifiers['loss-based'] as LossBasedParams;
-    expect(spliced.linkIdle!.maxShare['Westwood@tcp-nebby-100.x']).toBe(0.9);
+    expect(spliced.linkIdle!.maxShare['Westwood@tcp-video.video.x']).toBe(0.9);
+    expect(spliced.linkIdle!.maxShare['Westwood@tcp-video']).toBe(lb.linkIdle!.maxShare['Westwood@tcp-video']);
     expect(spliced.linkIdle!.maxShare['Westwood@tcp-nebby-100']).toBe(0.148);
-    // The LP flow behind video: held against the base's groups' bound it is still withheld.
+    // The LP flow behind video: the base's video group still vetoes Westwood, the `.x` copy of it,
+    // held against its own bound, does not.
     const v = classifyFlow(toSeries(flow('LP', 'video')), { ...model, classifiers: { ...model.classifiers, 'loss-based': spliced } });
-    expect(v.reason).toMatch(/likeliest Westwood .* left the link idle 3\d% of its active time/);
+    const claim = v.evidence!.claims.find((c) => c.classifier === 'loss-based')!;
+    expect(claim.inDistribution).toContain('Westwood');
+    expect(classifyFlow(toSeries(flow('LP', 'video')), model).evidence!.claims.find((c) => c.classifier === 'loss-based')!.inDistribution ?? []).not.toContain('Westwood');
   });
 
   it('the evidence carries the share the bound was held against (the classifier\'s own features)', () => {

@@ -36,6 +36,9 @@ describe('senderWindowBytes', () => {
     expect(hiddenPathOf(conditions({ visibleShare: null }))).toBeNull();
     expect(hiddenPathOf(conditions({ serverSideRttSeconds: null }))).toBeNull();
     expect(hiddenPathOf(undefined)).toBeNull();
+    expect(hiddenPathOf(conditions({ deliveryKbit: 0 }))).toBeNull();
+    expect(hiddenPathOf(conditions({ visibleShare: 0 }))).toBeNull();
+    expect(hiddenPathOf(conditions({ visibleShare: 1.2 }))).toBeNull();
     expect(senderWindowBytes(1234, null)).toBe(1234);
   });
 });
@@ -43,7 +46,8 @@ describe('senderWindowBytes', () => {
 describe('HSTCP against NewReno on the whole window', () => {
   it('shows HSTCP only from a back-off clearly shallower than halving', () => {
     expect(hstcpNotShown([0.49, 0.52])).toMatch(/NewReno-like/);
-    expect(hstcpNotShown([0.49, 0.56])).toBeNull();
+    expect(hstcpNotShown([0.51, 0.53])).toMatch(/NewReno-like/);
+    expect(hstcpNotShown([0.49, 0.54])).toBeNull();
   });
 
   it('reads the whole window when the loss-based evidence has it, the visible ratio otherwise', () => {
@@ -52,6 +56,9 @@ describe('HSTCP against NewReno on the whole window', () => {
     expect(hstcpWithheld('HSTCP', [far(0.30, 0.48), far(0.38, 0.49)])).toMatch(/beta 0\.48, 0\.49/);
     expect(hstcpWithheld('HSTCP', [far(0.38), far(0.47)])).toMatch(/beta 0\.38, 0\.47/);
     expect(hstcpWithheld('CUBIC', [far(0.30, 0.48)])).toBeNull();
+    // Under 38 packets HSTCP halves too: a shallower whole-window ratio there shows nothing.
+    const small = { 'loss-based': { descriptor: { beta: 0.4 }, senderWindow: { beta: 0.58, peakPackets: 30, backoffs: 3 } } };
+    expect(hstcpWithheld('HSTCP', [small])).toMatch(/beta 0\.50/);
   });
 
   const model = shippedModel();

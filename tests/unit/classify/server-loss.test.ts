@@ -50,7 +50,15 @@ describe('loss on the server\'s side', () => {
       expect(v.reason).toMatch(/ProbeRTT signature read under loss before the capture point/);
       expect(v.conditions?.inside).toBe(true);
       expect(v.conditions?.outsideReason).toBeNull();
+      expect(v.conditions?.skippedAxes).toEqual([UPSTREAM_LOSS_AXIS]);
+      expect((v.evidence?.classifiers?.bbr as { v1Repeated?: boolean }).v1Repeated).toBe(true);
     }
     expect(fuseProfiles(bbr, { calibration: model.calibration }).label).toBe('BBRv1');
+  });
+
+  it('a host that disturbed the bottleneck still withholds it', () => {
+    const e = entries.find((x) => x.origin === 'tcp-bbr')!;
+    const v = classifyFlow(toSeries(e), model, { disturbance: { windowSeconds: 30, stalls: 200, stalledMs: 4000, maxStallMs: 60 } });
+    expect(v.label).toBe('Unknown');
   });
 });
