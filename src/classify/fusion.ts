@@ -350,6 +350,8 @@ function fuseJudged(all: Verdict[]): Verdict {
     ...(loss && loss.label !== UNKNOWN ? [{ label: loss.label, confidence: loss.confidence, source: `loss-based over ${loss.judged} profile(s)` }] : []),
     ...ruleClaims.map((c) => ({ label: c.label, confidence: c.confidence, source: c.classifier })),
     ...bare.map((b) => ({ ...b, source: 'profile verdict' })),
+    // Such a profile's own answer stands by its signature (BBRv1's ProbeRTT seen twice), not by claims the fusion reads.
+    ...verdicts.filter((v) => v.kind === 'cca' && v.conditions?.skippedAxes?.length).map((v) => ({ label: v.label, confidence: v.confidence, source: 'its signature under loss' })),
   ];
   let labels = [...new Set(votes.map((v) => v.label))].sort();
   labels = mergeBbrVersions(labels, votes);
