@@ -213,7 +213,7 @@ function signatureRepeated(v: Verdict): boolean {
  * Loss on the server's side of the capture point hides a loss-based controller's shape (envelope.ts)
  * but not BBRv1's ProbeRTT, a drain to 4 packets every ~10 s whatever was lost: a BBRv1 answer that
  * saw it more than once stands when loss is the only axis outside the trained conditions. WHY
- * (session 43): under 0.15-0.6% random loss on the server's side kernel BBR read BBRv1 in 6 of 7
+ * (session 43): under 0.15-0.6% random loss on the server's side kernel BBR read BBRv1 in 7 of 8
  * measurements and no other lab or open-set flow was named BBRv1 there; withheld with the rest,
  * the census would lose its most common answer on lossy paths.
  */
