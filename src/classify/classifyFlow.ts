@@ -200,7 +200,8 @@ function judgeConditions(v: Verdict, series: BifSeries, model: Model, ctx: Class
   const why = !env.inside ? env.reason : v.kind === 'cca' ? disturbed : null;
   if (!why) return { ...v, ...(underLoss ? { reason: `${v.reason}; ${underLoss.note}` } : {}), conditions };
   const shapeSaid = v.kind === 'cca' ? `; the shape alone said ${v.label} (${v.confidence.toFixed(2)})` : '';
-  return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: `${why}${shapeSaid}`, conditions };
+  const said = v.kind === 'cca' ? { shapeSaid: { label: v.label, confidence: v.confidence } } : {};
+  return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: `${why}${shapeSaid}`, conditions: { ...conditions, ...said } };
 }
 
 /** A BBRv1 answer whose trace showed BBRv1's own signature more than once (bbr.ts v1Repeated). */

@@ -124,7 +124,8 @@ export function versionDoubt(label: string, all: Verdict[], lossOnly: boolean): 
 /** A profile that names a CCA while another judged profile names none must be at least this sure itself (calibrated, one profile). */
 export const LONE_PROFILE_MIN_CONFIDENCE = 0.8;
 
-type ProfileAnswer = { label: string; confidence: number };
+/** A profile's answer; `shapeSaid`: what its shape alone named when its conditions withheld it (verdict.ts). */
+type ProfileAnswer = { label: string; confidence: number; shapeSaid?: { label: string; confidence: number } };
 
 /**
  * An answer resting on the learned shapes alone that only some profiles named, the others naming
@@ -133,13 +134,14 @@ type ProfileAnswer = { label: string; confidence: number };
  * profiles' labels, or null when every profile named something. `othersSilent`: no profile named
  * another CCA (a BBR version the fusion merged, say).
  */
-function loneAnswer(label: string, profiles: ProfileAnswer[], lossOnly: boolean): { surest: number; naming: number; silent: string[]; othersSilent: boolean } | null {
+function loneAnswer(label: string, profiles: ProfileAnswer[], lossOnly: boolean): { surest: number; naming: number; silent: string[]; othersSilent: boolean; contradicted: string[] } | null {
   if (!lossOnly || profiles.length < 2) return null;
-  const silent = profiles.filter((p) => NON_ANSWER_PRIORITY.includes(p.label)).map((p) => p.label);
-  if (silent.length === 0) return null;
+  const silentOnes = profiles.filter((p) => NON_ANSWER_PRIORITY.includes(p.label));
+  if (silentOnes.length === 0) return null;
   const naming = profiles.filter((p) => p.label === label);
   const surest = Math.max(0, ...naming.map((p) => p.confidence));
-  return { surest, naming: naming.length, silent, othersSilent: naming.length + silent.length === profiles.length };
+  const contradicted = silentOnes.flatMap((p) => (p.shapeSaid && p.shapeSaid.label !== label && p.shapeSaid.confidence >= LONE_PROFILE_MIN_CONFIDENCE ? [`${p.shapeSaid.label} (${p.shapeSaid.confidence.toFixed(2)})`] : []));
+  return { surest, naming: naming.length, silent: silentOnes.map((p) => p.label), othersSilent: naming.length + silentOnes.length === profiles.length, contradicted };
 }
 
 /**
@@ -151,8 +153,15 @@ function loneAnswer(label: string, profiles: ProfileAnswer[], lossOnly: boolean)
  */
 export function loneProfileDoubt(label: string, profiles: ProfileAnswer[], lossOnly: boolean): string | null {
   const lone = loneAnswer(label, profiles, lossOnly);
-  if (!lone || lone.surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
-  return `only ${profiles.length - lone.silent.length} of ${profiles.length} profiles named ${label}, the surest at ${lone.surest.toFixed(2)} on its own (the other: ${lone.silent.join(', ')})`;
+  if (!lone) return null;
+  const only = `only ${profiles.length - lone.silent.length} of ${profiles.length} profiles named ${label}, the surest at ${lone.surest.toFixed(2)} on its own`;
+  // A silent profile withheld for its conditions whose shape alone named another CCA disagrees:
+  // its shape is less trusted there, not evidence for the lone answer. WHY (session 44): the
+  // held-out sets' one confident wrong that a condition-withheld profile saw: lab Veno at 110 ms
+  // with 5 ms jitter, Illinois at 0.99 from nebby-100 while nebby-50's shape said Veno (1.00).
+  if (lone.contradicted.length) return `${only}; the other profile, withheld for its conditions, looked like ${lone.contradicted.join(', ')}`;
+  if (lone.surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
+  return `${only} (the other: ${lone.silent.join(', ')})`;
 }
 
 /**
@@ -286,7 +295,7 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const fusedP = jsonNumber(calibrate(map, score)) ?? 0;
   const lossOnly = restsOnShapesAlone(v.label, all);
   const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
-  const perProfile = all.map((x) => ({ label: x.label, confidence: single(x) }));
+  const perProfile = all.map((x) => ({ label: x.label, confidence: single(x), ...(x.conditions?.shapeSaid ? { shapeSaid: x.conditions.shapeSaid } : {}) }));
   const doubt = loneProfileDoubt(v.label, perProfile, lossOnly);
   const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly);
   if (doubtful) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubtful };

@@ -117,6 +117,11 @@ export interface VerdictConditions {
   skippedAxes?: string[];
   /** How the measuring host disturbed the bottleneck, when it did enough to matter. */
   disturbed: string | null;
+  /**
+   * When the verdict was withheld for these conditions: the CCA its shape alone named, and how
+   * sure. Not an answer; the fusion reads it as another profile's disagreement (fusion.ts loneAnswer).
+   */
+  shapeSaid?: { label: string; confidence: number };
 }
 
 
@@ -188,6 +193,7 @@ export const verdictSchema: z.ZodType<Verdict> = z.lazy(() =>
       outsideReason: z.string().nullable(),
       skippedAxes: z.array(z.string()).optional(),
       disturbed: z.string().nullable(),
+      shapeSaid: z.object({ label: z.string(), confidence: z.number().min(0).max(1) }).optional(),
     }).optional(),
     withheld: z.object({ label: z.string(), confidence: z.number().min(0).max(1), minAnswer: z.number().min(0).max(1) }).optional(),
   }) as z.ZodType<Verdict>,

@@ -52,7 +52,7 @@ export interface Outcome {
   predicted: string;
   confidence: number;
   reason: string;
-  perProfile: Array<{ profile: string; predicted: string; confidence: number; reliability: number[] | null }>;
+  perProfile: Array<{ profile: string; predicted: string; confidence: number; reliability: number[] | null; shapeSaid?: { label: string; confidence: number } }>;
   /** The fused answer rests on the learned shapes alone (fusion.ts restsOnShapesAlone): the lone-answer rules apply. */
   lossOnly: boolean;
   /** The fused verdict's reliability indicators (classify/confidence.ts), when it named a CCA. */
@@ -89,7 +89,7 @@ export function judge(entries: GridEntry[], model: Model, cache: SeriesCache): O
       predicted: fused.label, confidence: fused.confidence, reason: fused.reason,
       lossOnly: fused.kind === 'cca' && restsOnShapesAlone(fused.label, vs),
       reliability: rawFused.kind === 'cca' ? reliabilityOf(rawFused) : null,
-      perProfile: g.map((x) => ({ profile: x.e.profile, predicted: x.v.label, confidence: x.v.confidence, reliability: x.v.kind === 'cca' ? reliabilityOf(x.v) : null })),
+      perProfile: g.map((x) => ({ profile: x.e.profile, predicted: x.v.label, confidence: x.v.confidence, reliability: x.v.kind === 'cca' ? reliabilityOf(x.v) : null, ...(x.v.conditions?.shapeSaid ? { shapeSaid: x.v.conditions.shapeSaid } : {}) })),
     };
   });
 }
@@ -283,7 +283,7 @@ export function calibratedLoco(loco: Outcome[], kind: CalibrationKind = 'isotoni
       // The lone-answer withholding and confidence fusion.ts applies once the model carries its
       // calibration (versionDoubt and noBackoffDoubt need the verdicts' evidence, which outcomes do
       // not keep).
-      const named = perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence }));
+      const named = perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence, ...(p.shapeSaid ? { shapeSaid: p.shapeSaid } : {}) }));
       const doubt = loneProfileDoubt(o.predicted, named, o.lossOnly);
       const lone = loneAnswerConfidence(o.predicted, named, o.lossOnly);
       out.push(doubt

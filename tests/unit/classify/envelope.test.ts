@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEnvelope, fitEnvelope } from '../../../src/classify/envelope.js';
+import { checkEnvelope, fitEnvelope, upstreamLossAgainstWindow } from '../../../src/classify/envelope.js';
 import type { FlowConditions } from '../../../src/trace/types.js';
 
 const lab = (o: Partial<FlowConditions> = {}): FlowConditions => ({
@@ -38,9 +38,16 @@ describe('the conditions envelope', () => {
     expect(checkEnvelope(env, lab({ reorderShare: 0.005 })).inside).toBe(true);
     expect(checkEnvelope(env, lab({ reorderShare: 0.05 })).inside).toBe(false);
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.03 })).reason).toMatch(/loss before the capture point/);
-    // 0.1% of bytes lost on the server's side is one unit: beyond it a TCP shape is not read (session 43).
+    // Loss on the server's side counts against the loss a one-BDP window meets on its own
+    // (1.5 / BDP^2 of segments); half that is one unit (session 44).
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.0008 })).inside).toBe(true);
-    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.003 })).reason).toMatch(/loss before the capture point 0\.30% of bytes \(trained up to 0\.00% of bytes\)/);
+    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.003 })).reason).toMatch(/loss before the capture point 0\.51 times the loss rate a one-BDP window meets on its own \(trained up to 0\.00 times/);
+    // The same 0.1% of bytes is light for a 16-segment window, heavy for a 32-segment one.
+    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.001 })).inside).toBe(true);
+    expect(checkEnvelope(env, lab({ minRttSeconds: 0.2, bdpPackets: 32, visibleShare: 0.95, upstreamLossShare: 0.001 })).inside).toBe(false);
+    expect(checkEnvelope(env, lab({ minRttSeconds: 0.2, bdpPackets: 32, visibleShare: 0.95, upstreamLossShare: 0.0007 })).inside).toBe(true);
+    expect(upstreamLossAgainstWindow({ upstreamLossShare: 0.001, bdpPackets: 50 })).toBeCloseTo(1.667, 3);
+    expect(upstreamLossAgainstWindow({ upstreamLossShare: 0.001, bdpPackets: null })).toBeCloseTo(0.5, 6);
   });
 
   it('an upper-only value under the largest trained one is far only in combination, and says so', () => {

@@ -69,7 +69,7 @@ describe('link-idle share', () => {
 const withoutFarGroups = (m: Model): Model => {
   const lb = m.classifiers['loss-based'] as LossBasedParams;
   const maxShare = { ...lb.linkIdle!.maxShare, 'Westwood@tcp-nebby-50': 0.131, 'Westwood@tcp-nebby-100': 0.148 };
-  const classes = lb.gnb.classes.filter((c) => !c.label.endsWith('.far'));
+  const classes = lb.gnb.classes.filter((c) => !/\.far\d*$/.test(c.label));
   return { ...m, classifiers: { ...m.classifiers, 'loss-based': { ...lb, linkIdle: { ...lb.linkIdle!, maxShare }, gnb: { ...lb.gnb, classes } } } };
 };
 

@@ -12,6 +12,7 @@ import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { loneAnswerConfidence, loneProfileDoubt } from '../../../src/classify/fusion.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
+import type { Verdict } from '../../../src/classify/verdict.js';
 
 const FIXTURE = new URL('../../fixtures/lab-series/bbr2-lone-profile.json.gz', import.meta.url);
 const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
@@ -59,5 +60,50 @@ describe('a lone profile\'s answer, fused', () => {
     const fused = fuseProfiles([byProfile('nebby-50'), unsure], { calibration });
     expect(fused.label).toBe('Unknown');
     expect(fused.reason).toMatch(/only 1 of 2 profiles named BBRv2/);
+  });
+});
+
+describe('a lone answer another profile\'s shape contradicts', () => {
+  const FAR = new URL('../../fixtures/lab-series/far-veno-110j5.json.gz', import.meta.url);
+  const far = (JSON.parse(gunzipSync(readFileSync(FAR)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+  const model = shippedModel();
+  const verdicts = far.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), model) }));
+  const byProfile = (name: string) => verdicts.find((x) => x.profile === name)!.v;
+
+  it('the fixture: lab Veno 110 ms away, named Veno by both profiles since the 100 ms groups (session 44)', () => {
+    expect(byProfile('nebby-50').label).toBe('Veno');
+    expect(byProfile('nebby-100').label).toBe('Veno');
+  });
+
+  // As the session-43 model read this pair: nebby-100 Illinois at 0.99, nebby-50 withheld for its
+  // conditions (BDP 16 segments, then untrained) while its shape said Veno.
+  const session43 = (): Verdict[] => {
+    const withheld: Verdict = { ...byProfile('nebby-50'), label: 'Unknown', kind: 'unknown', confidence: 0, shapeCluster: null,
+      reason: 'conditions unlike any the model was trained under: BDP 16 segments',
+      conditions: { measured: null, inside: false, distance: 1.05, outsideReason: 'BDP 16 segments', disturbed: null, shapeSaid: { label: 'Veno', confidence: 1 } } };
+    const named = byProfile('nebby-100');
+    const illinois: Verdict = { ...named, label: 'Illinois', confidence: 0.99,
+      evidence: { ...named.evidence!, claims: named.evidence!.claims.map((c) => (c.classifier === 'loss-based' ? { ...c, label: 'Illinois', posterior: { Illinois: 0.99, Veno: 0.01 } } : c)) } };
+    return [withheld, illinois];
+  };
+
+  it('is withheld, naming what the other profile\'s shape said', () => {
+    const [withheld, illinois] = session43();
+    expect(fuseProfiles([illinois], { calibration: model.calibration }).label).toBe('Illinois');
+    const fused = fuseProfiles([withheld, illinois], { calibration: model.calibration });
+    expect(fused.label).toBe('Unknown');
+    expect(fused.reason).toMatch(/withheld for its conditions, looked like Veno/);
+    // Without what its shape said, the silent profile names nothing and the lone answer stands.
+    const silent = { ...withheld, conditions: { ...withheld.conditions!, shapeSaid: undefined } };
+    expect(fuseProfiles([silent, illinois], { calibration: model.calibration }).label).toBe('Illinois');
+  });
+
+  it('stands when the withheld shape agreed, or was unsure', () => {
+    const p = (label: string, confidence: number, shapeSaid?: { label: string; confidence: number }) => ({ label, confidence, ...(shapeSaid ? { shapeSaid } : {}) });
+    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Illinois', confidence: 1 }), p('Illinois', 0.99)], true)).toBeNull();
+    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Veno', confidence: 0.6 }), p('Illinois', 0.99)], true)).toBeNull();
+    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Veno', confidence: 0.9 }), p('Illinois', 0.99)], true)).toMatch(/looked like Veno \(0\.90\)/);
+    // A rule's answer (BBR's drains) is not a lone learned shape.
+    expect(loneProfileDoubt('BBRv1', [p('Unknown', 0, { label: 'CUBIC', confidence: 1 }), p('BBRv1', 0.9)], false)).toBeNull();
   });
 });

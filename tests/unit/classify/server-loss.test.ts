@@ -1,6 +1,7 @@
 /**
  * Loss on the server's side of the capture point (classify/envelope.ts, classifyFlow.ts
- * signatureUnderLoss): above 0.1% of bytes a learned shape is not read (a window cut by random
+ * signatureUnderLoss): above half the loss rate a one-BDP window meets on its own a learned shape is
+ * not read (a window cut by random
  * losses before it fills the buffer does not show its controller), but BBRv1's ProbeRTT, seen more
  * than once, still is. Committed traces: lab kernel BBR and CUBIC with 0.6% bursty loss (3 packets)
  * 55 ms beyond the capture point, both Nebby profiles (labs/grid-heldout.ts `h-lossb-06-55`,
@@ -37,7 +38,7 @@ describe('loss on the server\'s side', () => {
   it('does not read a loss-based shape there', () => {
     for (const v of judged('tcp-cubic')) {
       expect(v.label).toBe('Unknown');
-      expect(v.reason).toMatch(/loss before the capture point 0\.\d\d% of bytes \(trained up to 0\.00% of bytes\)/);
+      expect(v.reason).toMatch(/loss before the capture point \d+\.\d\d times the loss rate a one-BDP window meets on its own \(trained up to 0\.00 times/);
       expect(v.conditions?.inside).toBe(false);
     }
   });
