@@ -23,5 +23,8 @@ export default defineGrid({
     // gap between 80 and 150 ms gets a group of its own, and the far end one beyond 200 ms.
     { id: 'far-100j3', axis: 'mixed', value: '100 ms, 3 ms jitter', path: { rttMs: 100, jitterMs: 3 }, runs: 2 },
     { id: 'far-250j4', axis: 'mixed', value: '250 ms, 4 ms jitter', path: { rttMs: 250, jitterMs: 4 } },
+    // Session 44: `video` held out at 130 ms read 8 of 17 (trained at 0, 10 and 80 ms only).
+    { id: 'far-video-150j3', axis: 'profile', value: 'video, 150 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 150, jitterMs: 3 } },
+    { id: 'far-video-250j2', axis: 'profile', value: 'video, 250 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 250, jitterMs: 2 } },
   ],
 });

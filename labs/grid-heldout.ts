@@ -100,5 +100,9 @@ export default defineGrid({
     // and before these were measured: `video` at distances no video condition had.
     { id: 'h-video-45j2', axis: 'profile', value: 'video, 45 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 45, jitterMs: 2 } },
     { id: 'h-video-130j3', axis: 'profile', value: 'video, 130 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 130, jitterMs: 3 } },
+    // Chosen (session 44) before the far `video` groups (labs/grid-far.ts far-video-150j3,
+    // far-video-250j2) were trained or these measured.
+    { id: 'h-video-105j4', axis: 'profile', value: 'video, 105 ms, 4 ms jitter', profiles: ['video'], path: { rttMs: 105, jitterMs: 4 } },
+    { id: 'h-video-190j2', axis: 'profile', value: 'video, 190 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 190, jitterMs: 2 } },
   ],
 });
