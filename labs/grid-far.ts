@@ -20,7 +20,10 @@ export default defineGrid({
     { id: 'far-200j2', axis: 'mixed', value: '200 ms, 2 ms jitter', path: { rttMs: 200, jitterMs: 2 } },
     // Session 44: nebby-50 flows between the trained distances (95-175 ms) fell outside every
     // group of their class (growth-curve fits and start-up back-offs move with distance), so the
-    // gap between 80 and 150 ms gets a group of its own, and the far end one beyond 200 ms.
+    // gap between 80 and 150 ms gets a group of its own, and the far end one beyond 200 ms. The
+    // shipped model took their TCP flows only, each distance spliced as its own group (.far100,
+    // .far250; docs/classifier.md says why).
+    // The `video` conditions below were spliced whole as .fv150 and .fv250.
     { id: 'far-100j3', axis: 'mixed', value: '100 ms, 3 ms jitter', path: { rttMs: 100, jitterMs: 3 }, runs: 2 },
     { id: 'far-250j4', axis: 'mixed', value: '250 ms, 4 ms jitter', path: { rttMs: 250, jitterMs: 4 } },
     // Session 44: `video` held out at 130 ms read 8 of 17 (trained at 0, 10 and 80 ms only).

@@ -200,7 +200,8 @@ function judgeConditions(v: Verdict, series: BifSeries, model: Model, ctx: Class
   const why = !env.inside ? env.reason : v.kind === 'cca' ? disturbed : null;
   if (!why) return { ...v, ...(underLoss ? { reason: `${v.reason}; ${underLoss.note}` } : {}), conditions };
   const shapeSaid = v.kind === 'cca' ? `; the shape alone said ${v.label} (${v.confidence.toFixed(2)})` : '';
-  const said = v.kind === 'cca' ? { shapeSaid: { label: v.label, confidence: v.confidence } } : {};
+  // Outside the trained conditions only: a disturbed bottleneck distorts the shape itself.
+  const said = v.kind === 'cca' && !env.inside ? { shapeSaid: { label: v.label, confidence: v.confidence } } : {};
   return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: `${why}${shapeSaid}`, conditions: { ...conditions, ...said } };
 }
 

@@ -124,6 +124,13 @@ export function versionDoubt(label: string, all: Verdict[], lossOnly: boolean): 
 /** A profile that names a CCA while another judged profile names none must be at least this sure itself (calibrated, one profile). */
 export const LONE_PROFILE_MIN_CONFIDENCE = 0.8;
 
+/**
+ * How sure a shape outside the trained conditions must be to contradict another profile's lone
+ * answer: its raw posterior (such a verdict has no calibrated confidence: the maps were fitted on
+ * verdicts inside the trained conditions), so a bar above the calibrated 0.8.
+ */
+export const SHAPE_SAID_MIN_RAW = 0.9;
+
 /** A profile's answer; `shapeSaid`: what its shape alone named when its conditions withheld it (verdict.ts). */
 type ProfileAnswer = { label: string; confidence: number; shapeSaid?: { label: string; confidence: number } };
 
@@ -140,7 +147,7 @@ function loneAnswer(label: string, profiles: ProfileAnswer[], lossOnly: boolean)
   if (silentOnes.length === 0) return null;
   const naming = profiles.filter((p) => p.label === label);
   const surest = Math.max(0, ...naming.map((p) => p.confidence));
-  const contradicted = silentOnes.flatMap((p) => (p.shapeSaid && p.shapeSaid.label !== label && p.shapeSaid.confidence >= LONE_PROFILE_MIN_CONFIDENCE ? [`${p.shapeSaid.label} (${p.shapeSaid.confidence.toFixed(2)})`] : []));
+  const contradicted = silentOnes.flatMap((p) => (p.shapeSaid && p.shapeSaid.label !== label && p.shapeSaid.confidence >= SHAPE_SAID_MIN_RAW ? [`${p.shapeSaid.label} (${p.shapeSaid.confidence.toFixed(2)})`] : []));
   return { surest, naming: naming.length, silent: silentOnes.map((p) => p.label), othersSilent: naming.length + silentOnes.length === profiles.length, contradicted };
 }
 
@@ -159,7 +166,7 @@ export function loneProfileDoubt(label: string, profiles: ProfileAnswer[], lossO
   // its shape is less trusted there, not evidence for the lone answer. WHY (session 44): the
   // held-out sets' one confident wrong that a condition-withheld profile saw: lab Veno at 110 ms
   // with 5 ms jitter, Illinois at 0.99 from nebby-100 while nebby-50's shape said Veno (1.00).
-  if (lone.contradicted.length) return `${only}; the other profile, withheld for its conditions, looked like ${lone.contradicted.join(', ')}`;
+  if (lone.contradicted.length) return `${only}; ${lone.contradicted.length > 1 ? 'profiles' : 'a profile'} withheld for ${lone.contradicted.length > 1 ? 'their' : 'its'} conditions looked like ${lone.contradicted.join(', ')}`;
   if (lone.surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
   return `${only} (the other: ${lone.silent.join(', ')})`;
 }

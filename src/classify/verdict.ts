@@ -118,8 +118,9 @@ export interface VerdictConditions {
   /** How the measuring host disturbed the bottleneck, when it did enough to matter. */
   disturbed: string | null;
   /**
-   * When the verdict was withheld for these conditions: the CCA its shape alone named, and how
-   * sure. Not an answer; the fusion reads it as another profile's disagreement (fusion.ts loneAnswer).
+   * When the verdict was withheld for conditions outside the trained ones: the CCA its shape
+   * alone named, and how sure (raw, uncalibrated). Not an answer; the fusion reads it as a
+   * disagreement with another profile's lone answer (fusion.ts loneProfileDoubt).
    */
   shapeSaid?: { label: string; confidence: number };
 }

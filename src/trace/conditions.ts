@@ -73,7 +73,8 @@ export function flowConditions(c: ConditionInputs): FlowConditions {
     bdpPackets: round(rate !== null && minRtt !== null && c.segmentBytes > 0 ? (rate * minRtt) / c.segmentBytes : null, 1),
     reorderShare: tcp ? round(tcp.dataPackets > 0 ? tcp.reorderedPackets / tcp.dataPackets : 0)
       : c.quic ? round(c.quic.sentPackets > 0 ? c.quic.reorderedPackets / c.quic.sentPackets : 0) : null,
-    upstreamLossShare: tcp ? round(tcp.dataBytes + tcp.upstreamLostBytes > 0 ? tcp.upstreamLostBytes / (tcp.dataBytes + tcp.upstreamLostBytes) : 0) : null,
+    // Six places: against a large window (envelope.ts upstreamLossAgainstWindow) one in 10^5 matters.
+    upstreamLossShare: tcp ? round(tcp.dataBytes + tcp.upstreamLostBytes > 0 ? tcp.upstreamLostBytes / (tcp.dataBytes + tcp.upstreamLostBytes) : 0, 6) : null,
     needlessResendShare: tcp ? round(tcp.retransmittedPackets > 0 ? tcp.needlessResends / tcp.retransmittedPackets : 0, 3) : null,
     bifMethod: c.bifMethod,
   };

@@ -40,7 +40,8 @@ describe('the conditions envelope', () => {
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.03 })).reason).toMatch(/loss before the capture point/);
     // Loss on the server's side counts against the loss a one-BDP window meets on its own
     // (1.5 / BDP^2 of segments); half that is one unit (session 44).
-    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.0008 })).inside).toBe(true);
+    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.0028 })).inside).toBe(true);
+    expect(checkEnvelope(env, lab({ upstreamLossShare: 0.0030 })).inside).toBe(false);
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.003 })).reason).toMatch(/loss before the capture point 0\.51 times the loss rate a one-BDP window meets on its own \(trained up to 0\.00 times/);
     // The same 0.1% of bytes is light for a 16-segment window, heavy for a 32-segment one.
     expect(checkEnvelope(env, lab({ upstreamLossShare: 0.001 })).inside).toBe(true);

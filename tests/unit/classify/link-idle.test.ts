@@ -58,8 +58,8 @@ describe('link-idle share', () => {
 });
 
 /**
- * The shipped model as it was before its `.far` groups (session 42: every lab controller 150-200 ms
- * away): without those groups, and with Westwood's Nebby bounds as its nearer training flows set
+ * The shipped model as it was before its far groups (`.far`, session 42: every lab controller
+ * 150-200 ms away; `.far100`, `.far250`, `.fv150`, `.fv250`, session 44): without those groups, and with Westwood's Nebby bounds as its nearer training flows set
  * them (0.131 / 0.148; the far Westwood flows idle up to 0.21 / 0.28 and widened them).
  * WHY: a flow is held by whichever group's shapes lie nearest, and the bound is per class and that
  * group's profile. Behind `video` this LP flow lies nearest a Westwood `nebby-100` group, whose bound
@@ -69,7 +69,7 @@ describe('link-idle share', () => {
 const withoutFarGroups = (m: Model): Model => {
   const lb = m.classifiers['loss-based'] as LossBasedParams;
   const maxShare = { ...lb.linkIdle!.maxShare, 'Westwood@tcp-nebby-50': 0.131, 'Westwood@tcp-nebby-100': 0.148 };
-  const classes = lb.gnb.classes.filter((c) => !/\.far\d*$/.test(c.label));
+  const classes = lb.gnb.classes.filter((c) => !/\.(far\d*|fv\d+)$/.test(c.label));
   return { ...m, classifiers: { ...m.classifiers, 'loss-based': { ...lb, linkIdle: { ...lb.linkIdle!, maxShare }, gnb: { ...lb.gnb, classes } } } };
 };
 

@@ -12,7 +12,7 @@ import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { loneAnswerConfidence, loneProfileDoubt } from '../../../src/classify/fusion.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
-import type { Verdict } from '../../../src/classify/verdict.js';
+import { verdictSchema, type Verdict } from '../../../src/classify/verdict.js';
 
 const FIXTURE = new URL('../../fixtures/lab-series/bbr2-lone-profile.json.gz', import.meta.url);
 const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
@@ -75,11 +75,24 @@ describe('a lone answer another profile\'s shape contradicts', () => {
     expect(byProfile('nebby-100').label).toBe('Veno');
   });
 
+  it('a flow withheld for its conditions keeps what its shape alone said, through the verdict schema', () => {
+    // The shipped model's envelope without its far flows (visible share of the round trip < 0.9):
+    // the nebby-50 flow (46% visible) is outside it, its shape still Veno's.
+    const envelope = { ...model.envelope!, tcp: model.envelope!.tcp.filter((v) => (v[3] ?? 1) >= 0.9) };
+    const near = classifyFlow(toSeries(far.find((f) => f.profile === 'nebby-50')!), { ...model, envelope });
+    expect(near.label).toBe('Unknown');
+    expect(near.conditions?.inside).toBe(false);
+    expect(near.conditions?.shapeSaid).toEqual({ label: 'Veno', confidence: expect.any(Number) });
+    expect(near.conditions!.shapeSaid!.confidence).toBeGreaterThanOrEqual(0.9);
+    expect(verdictSchema.parse(JSON.parse(JSON.stringify(near))).conditions?.shapeSaid?.label).toBe('Veno');
+  });
+
   // As the session-43 model read this pair: nebby-100 Illinois at 0.99, nebby-50 withheld for its
-  // conditions (BDP 16 segments, then untrained) while its shape said Veno.
+  // conditions (its BDP, 16 segments, with its visible share of the round trip, 46%: no training
+  // flow then paired the two) while its shape said Veno.
   const session43 = (): Verdict[] => {
     const withheld: Verdict = { ...byProfile('nebby-50'), label: 'Unknown', kind: 'unknown', confidence: 0, shapeCluster: null,
-      reason: 'conditions unlike any the model was trained under: BDP 16 segments',
+      reason: 'conditions unlike any the model was trained under: BDP 16 segments (nearest trained conditions: 33 segments)',
       conditions: { measured: null, inside: false, distance: 1.05, outsideReason: 'BDP 16 segments', disturbed: null, shapeSaid: { label: 'Veno', confidence: 1 } } };
     const named = byProfile('nebby-100');
     const illinois: Verdict = { ...named, label: 'Illinois', confidence: 0.99,
@@ -92,7 +105,7 @@ describe('a lone answer another profile\'s shape contradicts', () => {
     expect(fuseProfiles([illinois], { calibration: model.calibration }).label).toBe('Illinois');
     const fused = fuseProfiles([withheld, illinois], { calibration: model.calibration });
     expect(fused.label).toBe('Unknown');
-    expect(fused.reason).toMatch(/withheld for its conditions, looked like Veno/);
+    expect(fused.reason).toMatch(/a profile withheld for its conditions looked like Veno/);
     // Without what its shape said, the silent profile names nothing and the lone answer stands.
     const silent = { ...withheld, conditions: { ...withheld.conditions!, shapeSaid: undefined } };
     expect(fuseProfiles([silent, illinois], { calibration: model.calibration }).label).toBe('Illinois');
@@ -101,8 +114,11 @@ describe('a lone answer another profile\'s shape contradicts', () => {
   it('stands when the withheld shape agreed, or was unsure', () => {
     const p = (label: string, confidence: number, shapeSaid?: { label: string; confidence: number }) => ({ label, confidence, ...(shapeSaid ? { shapeSaid } : {}) });
     expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Illinois', confidence: 1 }), p('Illinois', 0.99)], true)).toBeNull();
-    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Veno', confidence: 0.6 }), p('Illinois', 0.99)], true)).toBeNull();
-    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Veno', confidence: 0.9 }), p('Illinois', 0.99)], true)).toMatch(/looked like Veno \(0\.90\)/);
+    // The bar is on the raw posterior of a shape outside the trained conditions (SHAPE_SAID_MIN_RAW).
+    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Veno', confidence: 0.89 }), p('Illinois', 0.99)], true)).toBeNull();
+    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Veno', confidence: 0.9 }), p('Illinois', 0.99)], true)).toMatch(/a profile withheld for its conditions looked like Veno \(0\.90\)/);
+    expect(loneProfileDoubt('Illinois', [p('Unknown', 0, { label: 'Veno', confidence: 0.95 }), p('Unknown', 0, { label: 'CUBIC', confidence: 1 }), p('Illinois', 0.99)], true))
+      .toMatch(/profiles withheld for their conditions looked like Veno \(0\.95\), CUBIC \(1\.00\)/);
     // A rule's answer (BBR's drains) is not a lone learned shape.
     expect(loneProfileDoubt('BBRv1', [p('Unknown', 0, { label: 'CUBIC', confidence: 1 }), p('BBRv1', 0.9)], false)).toBeNull();
   });
