@@ -12,10 +12,19 @@ import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { loneAnswerConfidence, loneProfileDoubt } from '../../../src/classify/fusion.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
+import type { Model } from '../../../src/classify/model.js';
 import { verdictSchema, type Verdict } from '../../../src/classify/verdict.js';
 
-const FIXTURE = new URL('../../fixtures/lab-series/bbr2-lone-profile.json.gz', import.meta.url);
-const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+type ProfileFlow = DatasetEntry & { profile: string };
+const flowsOf = (name: string): ProfileFlow[] =>
+  (JSON.parse(gunzipSync(readFileSync(new URL(`../../fixtures/lab-series/${name}`, import.meta.url))).toString('utf8')) as { flows: ProfileFlow[] }).flows;
+/** Each profile's flow of a fixture, classified by `model`. */
+const judgedByProfile = (flows: ProfileFlow[], model: Model) => {
+  const verdicts = flows.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), model) }));
+  return (name: string) => verdicts.find((x) => x.profile === name)!.v;
+};
+
+const flows = flowsOf('bbr2-lone-profile.json.gz');
 
 describe('loneAnswerConfidence', () => {
   const p = (label: string, confidence: number) => ({ label, confidence });
@@ -37,8 +46,7 @@ describe('loneAnswerConfidence', () => {
 describe('a lone profile\'s answer, fused', () => {
   const model = shippedModel();
   const calibration = model.calibration!;
-  const verdicts = flows.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), model) }));
-  const byProfile = (name: string) => verdicts.find((x) => x.profile === name)!.v;
+  const byProfile = judgedByProfile(flows, model);
 
   it('the fixture: nebby-100 names BBRv2, nebby-50 names nothing', () => {
     expect(byProfile('nebby-100').label).toBe('BBRv2');
@@ -64,11 +72,9 @@ describe('a lone profile\'s answer, fused', () => {
 });
 
 describe('a lone answer another profile\'s shape contradicts', () => {
-  const FAR = new URL('../../fixtures/lab-series/far-veno-110j5.json.gz', import.meta.url);
-  const far = (JSON.parse(gunzipSync(readFileSync(FAR)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+  const far = flowsOf('far-veno-110j5.json.gz');
   const model = shippedModel();
-  const verdicts = far.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), model) }));
-  const byProfile = (name: string) => verdicts.find((x) => x.profile === name)!.v;
+  const byProfile = judgedByProfile(far, model);
 
   it('the fixture: lab Veno 110 ms away, named Veno by both profiles since the 100 ms groups (session 44)', () => {
     expect(byProfile('nebby-50').label).toBe('Veno');
