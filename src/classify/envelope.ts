@@ -17,7 +17,8 @@
  *    training on such flows made it worse (9 confident wrongs of 34 at h-rtt-70l03): a window
  *    cut by random losses before it fills the buffer does not show the controller's shape. Then
  *    0.1% of bytes until session 44, when a held-out Veno losing 0.10% there (a 50-segment BDP:
- *    1.7 units of today's) read Westwood at 1.00; the unit is now relative to the window.
+ *    1.7 times that window's own rate, 3.3 units) read Westwood at 1.00; the unit is now relative
+ *    to the window.
  *    QUIC flows are not measured on this axis (null).
  * Axes the capture could not measure (null) are skipped: a flow is not shut out for what a
  * capture cannot tell, but the reason lists them.
@@ -49,7 +50,10 @@ const log2 = (x: number | null) => (x !== null && x > 0 ? Math.log2(x) : null);
  * capture point as the controller's own back-offs at one BDP would take; with a buffer its window
  * is larger and its own losses rarer, so even then most back-offs are not the bottleneck's. A
  * byte share alone means a different thing at every window: 0.1% of a 50-segment BDP's bytes is
- * 1.7 such units, of a 16-segment one 0.17. Without a BDP the share counts in units of 0.2%.
+ * 1.7 times that window's own rate, of a 16-segment one 0.17. The BDP is the capture's (rate x its
+ * minimum RTT): from far away the sender's window is larger and the bound is lenient by the
+ * square of the visible share. Without a BDP the value is the share over 0.2%, so one unit of the
+ * axis is 0.1% of bytes, as before.
  */
 export function upstreamLossAgainstWindow(c: Pick<FlowConditions, 'upstreamLossShare' | 'bdpPackets'>): number | null {
   const share = c.upstreamLossShare;

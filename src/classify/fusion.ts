@@ -166,7 +166,8 @@ export function loneProfileDoubt(label: string, profiles: ProfileAnswer[], lossO
   // its shape is less trusted there, not evidence for the lone answer. WHY (session 44): the
   // held-out sets' one confident wrong that a condition-withheld profile saw: lab Veno at 110 ms
   // with 5 ms jitter, Illinois at 0.99 from nebby-100 while nebby-50's shape said Veno (1.00).
-  if (lone.contradicted.length) return `${only}; ${lone.contradicted.length > 1 ? 'profiles' : 'a profile'} withheld for ${lone.contradicted.length > 1 ? 'their' : 'its'} conditions looked like ${lone.contradicted.join(', ')}`;
+  if (lone.contradicted.length > 1) return `${only}; profiles withheld for their conditions looked like ${lone.contradicted.join(', ')}`;
+  if (lone.contradicted.length === 1) return `${only}; a profile withheld for its conditions looked like ${lone.contradicted[0]}`;
   if (lone.surest >= LONE_PROFILE_MIN_CONFIDENCE) return null;
   return `${only} (the other: ${lone.silent.join(', ')})`;
 }
