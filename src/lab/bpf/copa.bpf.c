@@ -12,6 +12,11 @@
  *    cwnd += v / (delta x cwnd), else cwnd -= v / (delta x cwnd);
  *  - velocity v = 1, doubled every RTT once cwnd has moved in the same direction for 3
  *    RTTs (direction: cwnd now against cwnd one RTT ago), back to 1 when it turns;
+ *    as in the authors' mvfst implementation, a turn is also taken at once, on the ACK
+ *    whose decision runs against a velocity above 1: judged only once per RTT, a
+ *    velocity doubled on the way up drove the window down for a whole RTT (125 -> 2
+ *    packets at a 69-packet BDP), and with delayed ACKs inflating the RTT of a 2-packet
+ *    window the flow fell into 10-RTT cycles that left the link idle;
  *  - start: cwnd doubles every RTT until lambda > lambda_t;
  *  - pacing at 2 x cwnd / RTTstanding.
  * The equilibrium queue is ~1/delta = 2 packets; the window swings around it and the
@@ -102,6 +107,18 @@ static __always_inline void copa_round(struct copa_priv *c, __u32 cwnd)
 	c->cwnd_at_round = cwnd;
 }
 
+/* The per-ACK decision turned against a velocity above 1: start the new direction now. */
+static __always_inline void copa_turn(struct copa_priv *c, const struct tcp_sock *tp, __u8 dir, __u32 cwnd)
+{
+	if (c->dir == dir || c->velocity <= 1)
+		return;
+	c->dir = dir;
+	c->velocity = 1;
+	c->same_dir_rtts = 0;
+	c->cwnd_at_round = cwnd;
+	c->next_round_delivered = tp->delivered;
+}
+
 SEC("struct_ops/copa_cong_control")
 void BPF_PROG(copa_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
@@ -145,12 +162,14 @@ void BPF_PROG(copa_cong_control, struct sock *sk, __u32 ack, int flag, const str
 		if (c->slow_start)
 			c->cwnd_fp += acked << FP;	/* doubles per RTT */
 		else {
+			copa_turn(c, tp, DIR_UP, cwnd);
 			/* += v / (delta cwnd) per packet acked */
 			delta_fp = ((__u64)c->velocity * COPA_DELTA_INV * acked << (2 * FP)) / ccb_max(c->cwnd_fp, 1U);
 			c->cwnd_fp += (__u32)ccb_min(delta_fp, (__u64)c->cwnd_fp);
 		}
 	} else {
 		c->slow_start = 0;
+		copa_turn(c, tp, DIR_DOWN, cwnd);
 		delta_fp = ((__u64)c->velocity * COPA_DELTA_INV * acked << (2 * FP)) / ccb_max(c->cwnd_fp, 1U);
 		if (c->cwnd_fp > delta_fp + (COPA_MIN_CWND << FP))
 			c->cwnd_fp -= (__u32)delta_fp;
