@@ -14,5 +14,10 @@ export default defineGrid({
   conditions: [
     { id: 'hd-video-30', axis: 'profile', value: 'video, 30 ms', profiles: ['video'], path: { rttMs: 30 } },
     { id: 'hd-rtt-70j', axis: 'mixed', value: '70 ms, 1 ms jitter', path: { rttMs: 70, jitterMs: 1 } },
+    // Session 45 (2026-11-29), chosen before any change it judges: the two above, re-measured
+    // with the corrected lab Copa, showed lab BBRv2 behind `video` read Vegas (a held level with
+    // ProbeRTT dips); these judge what that finding changes.
+    { id: 'hd-video-65j2', axis: 'mixed', value: 'video, 65 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 65, jitterMs: 2 } },
+    { id: 'hd-rtt-115j3', axis: 'mixed', value: '115 ms, 3 ms jitter', path: { rttMs: 115, jitterMs: 3 } },
   ],
 });

@@ -11,6 +11,7 @@ import { AKAMAI } from './classifiers/akamai.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
 import { hstcpWithheld } from './hstcp.js';
+import { drainsWithheld } from './drains.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
 
@@ -190,13 +191,14 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
 }
 
 /**
- * Why an answer cannot stand because the trace does not show its own signature, or null: HSTCP
- * from back-offs that halve the window (hstcp.ts), a controller told by its loss response from a
- * flow that showed none (lossResponse.ts). A flow verdict passes its own classifiers' explain()
- * output (classifyFlow.ts), a fused verdict each judged profile's.
+ * Why an answer cannot stand because the trace does not show its own signature, or shows one it
+ * cannot make, or null: HSTCP from back-offs that halve the window (hstcp.ts), a controller told
+ * by its loss response from a flow that showed none (lossResponse.ts), a level holder from a flow
+ * that drained its level ProbeRTT-like (drains.ts). A flow verdict passes its own classifiers'
+ * explain() output (classifyFlow.ts), a fused verdict each judged profile's.
  */
 export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
-  return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers);
+  return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers);
 }
 
 /**
