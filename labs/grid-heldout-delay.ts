@@ -19,5 +19,9 @@ export default defineGrid({
     // ProbeRTT dips); these judge what that finding changes.
     { id: 'hd-video-65j2', axis: 'mixed', value: 'video, 65 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 65, jitterMs: 2 } },
     { id: 'hd-rtt-115j3', axis: 'mixed', value: '115 ms, 3 ms jitter', path: { rttMs: 115, jitterMs: 3 } },
+    // Session 45, chosen after the two above were read (lab BBRv2 at 115 ms read BBRv1 from drains
+    // 12.6 and 5.9 s apart; bbr.ts drainDecision changed for it) and before that change was judged.
+    { id: 'hd-rtt-95j2', axis: 'mixed', value: '95 ms, 2 ms jitter', path: { rttMs: 95, jitterMs: 2 } },
+    { id: 'hd-rtt-160j4', axis: 'mixed', value: '160 ms, 4 ms jitter', path: { rttMs: 160, jitterMs: 4 } },
   ],
 });

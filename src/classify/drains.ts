@@ -1,21 +1,21 @@
 /**
- * Vegas and FAST (AkamaiCC-like) hold a level a few packets above the BDP and leave it only on a
- * loss or a rise in delay; neither drains it now and then and comes straight back. BBR does:
- * its ProbeRTT drops the window for ~200 ms plus a round trip every 5-10 s. A flow that drained
- * a held level like that at least twice, seconds apart, is not named Vegas or AkamaiCC-like,
- * whatever its learned shape says. WHY (session 45): lab BBRv2 behind `video` at 30 ms cruises
- * flat between ProbeRTT drains 10 s apart, no ProbeBW probing to read, and the learned Vegas
- * class took it at 1.00 (0.86-0.88 calibrated). Over every stored lab set (~1400 flows) no Vegas
- * (86) or FAST (9) flow had two such drains; loss back-offs come as clusters of dips, not as
- * lone drains.
+ * Vegas holds a level a few packets above the BDP and leaves it only on a loss (halving, then
+ * growing back one packet per RTT) or a rise in delay; it never drains the level for a moment and
+ * comes straight back. BBR does: its ProbeRTT drops the window for ~200 ms plus a round trip
+ * every 5-10 s. A flow that drained a held level like that at least twice, seconds apart, is not
+ * named Vegas, whatever its learned shape says. WHY (session 45): lab BBRv2 behind `video` at
+ * 30 ms cruises flat between ProbeRTT drains 10 s apart, no ProbeBW probing to read, and the
+ * learned Vegas class took it at 1.00 (0.86-0.88 calibrated). Over every stored lab set (~1400
+ * flows) no Vegas flow (86) had two such drains, the lossy conditions' included: a loss recovery
+ * comes as a cluster of dips, not as lone drains. AkamaiCC-like is left out: its own rule reads
+ * periodic back-offs to a level it returns to (akamai.ts), which could be such drains.
  *
  * Drains are the bbr classifier's dips (rate analysis: short falls below the held level, kept in
  * its explain() output); a drain is lone when no other dip lies within LONE_GAP_SECONDS of it.
  */
-import { AKAMAI } from './classifiers/akamai.js';
 import type { JsonObject } from './json.js';
 
-const LEVEL_HOLDERS: ReadonlySet<string> = new Set(['Vegas', AKAMAI]);
+const LEVEL_HOLDERS: ReadonlySet<string> = new Set(['Vegas']);
 
 /** A dip this close to another belongs to one episode (a loss recovery's several falls), not a lone drain. */
 const LONE_GAP_SECONDS = 2;
@@ -43,7 +43,7 @@ export function loneDrains(dips: Dip[]): Dip[] {
 }
 
 /**
- * Why this answer cannot stand (null: not a level holder, or no profile's trace drained its
+ * Why this answer cannot stand (null: not Vegas, or no profile's trace drained its
  * level twice): a flow verdict passes its own classifiers' explain() output, a fused verdict each
  * profile's (`evidence.classifiers`).
  */
@@ -54,7 +54,7 @@ export function drainsWithheld(label: string, classifiers: Array<Record<string, 
     if (drains.length < MIN_DRAINS) continue;
     const at = drains.map((d) => d.tStart.toFixed(1)).join(', ');
     const deepest = Math.max(...drains.map((d) => d.depth));
-    return `${label} leaves its level only on loss or delay, and the flow drained it ${drains.length} times on its own (at ${at} s, by up to ${(100 * deepest).toFixed(0)}%) and came back: ProbeRTT-like, a BBR-like sender looks like this`;
+    return `${label} leaves its level only on loss or delay, and the flow drained it ${drains.length} times (at ${at} s, by up to ${(100 * deepest).toFixed(0)}%), each time back within moments: ProbeRTT-like, a BBR-like sender looks like this`;
   }
   return null;
 }

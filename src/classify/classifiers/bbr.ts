@@ -228,7 +228,11 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
       return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due`, repeated: false };
     }
   }
-  const seen = drains.length + paused.length === 0 ? 'no ProbeRTT drain to 4 packets' : `${drains.length + paused.length} drain(s) or pause(s) but none ~10 s apart`;
+  const n = drains.length + paused.length;
+  const nearV2 = a.drainIntervals.filter((x) => within(x, p.v2ProbeRttSeconds)).length;
+  const seen = n === 0 ? 'no ProbeRTT drain to 4 packets'
+    : nearV2 > 0 ? `${n} drain(s) or pause(s), ${nearV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${a.drainIntervals.filter((x) => within(x, p.drainSeconds)).length} ~10 s`
+      : `${n} drain(s) or pause(s) but none ~10 s apart`;
   return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s`, repeated: false };
 }
 
@@ -248,10 +252,15 @@ function v1BackingEvidence(f: FlowFeatures, p: BbrParams, a: BbrFindings): V1Bac
 /**
  * BBRv1 from its drains when at least half the intervals between them lie at ProbeRTT's
  * spacing: one odd interval beside a third drain is allowed (lab kernel BBR: 2 of 34), a train
- * at another spacing is not BBRv1's.
+ * at another spacing is not BBRv1's, nor one with as many intervals at BBRv2/v3's ~5 s spacing.
  */
-function drainDecision(intervals: number[], p: BbrParams): BbrFindings['decision'] {
+export function drainDecision(intervals: number[], p: BbrParams): BbrFindings['decision'] {
   const atProbeRtt = intervals.filter((x) => within(x, p.drainSeconds));
+  // Drains at BBRv2/v3's ProbeRTT spacing (~5 s) as often as at BBRv1's are not BBRv1's: its min
+  // RTT expires only after 10 s, and the odd ~6 s interval of lab kernel BBR comes beside two
+  // ~10 s ones (drainSeconds). WHY (session 45): lab BBRv2 115 ms away drained 12.6 and 5.9 s
+  // apart and read BBRv1 at 0.87.
+  if (intervals.filter((x) => within(x, p.v2ProbeRttSeconds)).length >= atProbeRtt.length) return null;
   if (atProbeRtt.length === 0 || 2 * atProbeRtt.length < intervals.length) return null;
   const apart = atProbeRtt.map((x) => x.toFixed(1)).join(', ');
   return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains (${drainWords(p)}), ${apart} s apart` };

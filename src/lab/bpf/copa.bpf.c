@@ -15,7 +15,7 @@
  *    as in the authors' mvfst implementation, a turn is also taken at once, on the ACK
  *    whose decision runs against a velocity above 1: judged only once per RTT, a
  *    velocity doubled on the way up drove the window down for a whole RTT (125 -> 2
- *    packets at a 69-packet BDP), and with delayed ACKs inflating the RTT of a 2-packet
+ *    packets at a 66-packet BDP), and with delayed ACKs inflating the RTT of a 2-packet
  *    window the flow fell into 10-RTT cycles that left the link idle;
  *  - start: cwnd doubles every RTT until lambda > lambda_t;
  *  - pacing at 2 x cwnd / RTTstanding.
@@ -107,7 +107,10 @@ static __always_inline void copa_round(struct copa_priv *c, __u32 cwnd)
 	c->cwnd_at_round = cwnd;
 }
 
-/* The per-ACK decision turned against a velocity above 1: start the new direction now. */
+/*
+ * The per-ACK decision turned against a velocity above 1: start the new direction now, with no
+ * round of it behind it yet (copa_round counts the round that just turned as the first).
+ */
 static __always_inline void copa_turn(struct copa_priv *c, const struct tcp_sock *tp, __u8 dir, __u32 cwnd)
 {
 	if (c->dir == dir || c->velocity <= 1)

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { toSeries, truncateEntry, type DatasetEntry } from '../../../src/train/dataset.js';
 import { classifyFlow } from '../../../src/classify/index.js';
 import { extractFlowFeatures } from '../../../src/classify/features.js';
-import { bbrClassifier, bbrV1Backing, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
+import { bbrClassifier, bbrV1Backing, drainDecision, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
+import { classifyEntries } from '../../../src/train/bench.js';
 import { shippedModel } from './shippedModel.js';
 
 const FIXTURE = new URL('../../fixtures/lab-series/fresh-near.json.gz', import.meta.url);
@@ -43,5 +44,30 @@ describe('BBRv1 needs its own signature (TCP)', () => {
     const e = kernelBbr[0];
     const first8 = classifyFlow({ ...toSeries(truncateEntry(e, 8)), transport: 'quic' }, shippedModel());
     expect(first8.reason).not.toMatch(/version not shown/);
+  });
+});
+
+describe('drains at BBRv2/v3\'s ~5 s spacing are not BBRv1\'s (its min RTT expires only after 10 s)', () => {
+  // Session 45's held-out hd-rtt-115j3 (labs/grid-heldout-delay.ts): lab BBRv2 115 ms away, its
+  // nebby-50 flow drained to a few packets 12.6 and 5.9 s apart and read BBRv1 at 0.93 (0.87 fused).
+  const bbr2 = (JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/lab-series/bbr2-far-drains.json.gz', import.meta.url))).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+
+  const params = () => bbrClassifier.parseParams(shippedModel().classifiers.bbr) as BbrParams;
+
+  it('drain intervals: ~10 s ones outnumbering ~5 s ones are BBRv1\'s (kernel BBR\'s odd 6.2 s beside two), as many are not', () => {
+    expect(drainDecision([10.6, 6.2, 11.0], params())?.label).toBe('BBRv1');
+    expect(drainDecision([10.2, 11.0], params())?.label).toBe('BBRv1');
+    expect(drainDecision([12.6, 5.9], params())).toBeNull();
+    expect(drainDecision([5.7, 5.4, 5.4], params())).toBeNull();
+  });
+
+  it('the BBRv2 flow\'s drains back no BBRv1 answer, and it is not named BBRv1', () => {
+    const e = bbr2.find((x) => x.profile === 'nebby-50')!;
+    const f = extractFlowFeatures({ ...toSeries(e), transport: 'tcp' }, shippedModel().pipeline);
+    const b = bbrV1Backing(f, params());
+    expect(b.backed, b.why).toBe(false);
+    expect(b.why).toMatch(/drain\(s\) or pause\(s\), 1 interval\(s\) ~5 s \(BBRv2\/v3's ProbeRTT spacing\) against 1 ~10 s/);
+    expect(classifyFlow({ ...toSeries(e), transport: 'tcp' }, shippedModel()).label).not.toBe('BBRv1');
+    expect(classifyEntries(bbr2, shippedModel()).measurements.map((m) => m.predicted)).not.toContain('BBRv1');
   });
 });
