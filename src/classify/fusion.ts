@@ -193,7 +193,7 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
 /**
  * Why an answer cannot stand because the trace does not show its own signature, or shows one it
  * cannot make, or null: HSTCP from back-offs that halve the window (hstcp.ts), a controller told
- * by its loss response from a flow that showed none (lossResponse.ts), a level holder from a flow
+ * by its loss response from a flow that showed none (lossResponse.ts), Vegas from a flow
  * that drained its level ProbeRTT-like (drains.ts). A flow verdict passes its own classifiers'
  * explain() output (classifyFlow.ts), a fused verdict each judged profile's.
  */
