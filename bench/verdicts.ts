@@ -5,24 +5,29 @@
  *
  *   npx tsx bench/verdicts.ts [--model models/ccbrowse-model.json] DATASET.json[.gz] ... > verdicts.txt
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { loadModel } from '../src/classify/index.js';
 import { classifyEntries } from '../src/train/bench.js';
-import type { DatasetEntry } from '../src/train/dataset.js';
+import { loadDataset } from '../src/train/dataset.js';
 import { takeFlag } from '../src/util/script-args.js';
 
 const args = process.argv.slice(2);
 const model = loadModel(takeFlag(args, '--model') ?? 'models/ccbrowse-model.json');
 if (args.length === 0) throw new Error('usage: npx tsx bench/verdicts.ts [--model M] DATASET.json[.gz] ...');
 
+function datasetEntries(file: string) {
+  try {
+    return loadDataset(file).entries;
+  } catch (e) {
+    // A schema error's first issue says more than its JSON dump.
+    const issue = (e as { issues?: Array<{ path: unknown[]; message: string }> }).issues?.[0];
+    const why = issue ? `${issue.path.join('.') || 'top level'}: ${issue.message}` : (e as Error).message;
+    throw new Error(`${file} is not a lab dataset (a grid's lab-*.json record?): ${why}`);
+  }
+}
+
 for (const file of args) {
-  const raw = readFileSync(file);
-  const text = file.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
-  // Lab datasets hold `entries`; other files in a dataset directory (a grid's lab record) hold none.
-  const entries = (JSON.parse(text) as { entries?: DatasetEntry[] }).entries ?? [];
   const name = file.split('/').slice(-2).join('/');
-  const { measurements, traces } = classifyEntries(entries, model);
+  const { measurements, traces } = classifyEntries(datasetEntries(file), model);
   for (const m of measurements) console.log(`M ${name} ${m.origin} ${m.region} ${m.rep} ${m.truth} -> ${m.predicted} ${m.confidence.toFixed(2)}`);
   for (const t of traces) console.log(`T ${name} ${t.origin} ${t.profile} ${t.region} ${t.rep} ${t.truth} -> ${t.predicted} ${t.confidence.toFixed(2)}`);
 }

@@ -4,6 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { traceFile, type TraceResult } from '../trace/index.js';
 import type { BifSeries, FlowConditions } from '../trace/types.js';
@@ -132,8 +133,10 @@ export function saveDataset(path: string, entries: DatasetEntry[]): void {
   writeFileSync(path, JSON.stringify({ schemaVersion: DATASET_SCHEMA_VERSION, createdAt: new Date().toISOString(), entries }));
 }
 
+/** A dataset file, plain or gzipped (`.json.gz`: the committed fixtures under tests/fixtures/lab-series). */
 export function loadDataset(path: string): Dataset {
-  return datasetSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+  const raw = readFileSync(path);
+  return datasetSchema.parse(JSON.parse((path.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8')));
 }
 
 /**

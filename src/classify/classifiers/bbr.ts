@@ -229,9 +229,9 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
     }
   }
   const n = drains.length + paused.length;
-  const nearV2 = a.drainIntervals.filter((x) => within(x, p.v2ProbeRttSeconds)).length;
+  const spacing = drainSpacing(a.drainIntervals, p);
   const seen = n === 0 ? 'no ProbeRTT drain to 4 packets'
-    : nearV2 > 0 ? `${n} drain(s) or pause(s), ${nearV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${a.drainIntervals.filter((x) => within(x, p.drainSeconds)).length} ~10 s`
+    : spacing.atV2 > 0 ? `${n} drain(s) or pause(s), ${spacing.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${spacing.atV1} ~10 s`
       : `${n} drain(s) or pause(s) but none ~10 s apart`;
   return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s`, repeated: false };
 }
@@ -249,20 +249,28 @@ function v1BackingEvidence(f: FlowFeatures, p: BbrParams, a: BbrFindings): V1Bac
   return { v1Backed: b.backed, v1Backing: b.why, v1Repeated: b.backed && b.repeated };
 }
 
+/** How many drain intervals lie at BBRv1's ProbeRTT spacing (~10 s) and how many at BBRv2/v3's (~5 s). */
+function drainSpacing(intervals: number[], p: BbrParams): { atV1: number; atV2: number } {
+  return {
+    atV1: intervals.filter((x) => within(x, p.drainSeconds)).length,
+    atV2: intervals.filter((x) => within(x, p.v2ProbeRttSeconds)).length,
+  };
+}
+
 /**
  * BBRv1 from its drains when at least half the intervals between them lie at ProbeRTT's
  * spacing: one odd interval beside a third drain is allowed (lab kernel BBR: 2 of 34), a train
  * at another spacing is not BBRv1's, nor one with as many intervals at BBRv2/v3's ~5 s spacing.
  */
 export function drainDecision(intervals: number[], p: BbrParams): BbrFindings['decision'] {
-  const atProbeRtt = intervals.filter((x) => within(x, p.drainSeconds));
+  const { atV1, atV2 } = drainSpacing(intervals, p);
   // Drains at BBRv2/v3's ProbeRTT spacing (~5 s) as often as at BBRv1's are not BBRv1's: its min
   // RTT expires only after 10 s, and the odd ~6 s interval of lab kernel BBR comes beside two
   // ~10 s ones (drainSeconds). WHY (session 45): lab BBRv2 115 ms away drained 12.6 and 5.9 s
   // apart and read BBRv1 at 0.87.
-  if (intervals.filter((x) => within(x, p.v2ProbeRttSeconds)).length >= atProbeRtt.length) return null;
-  if (atProbeRtt.length === 0 || 2 * atProbeRtt.length < intervals.length) return null;
-  const apart = atProbeRtt.map((x) => x.toFixed(1)).join(', ');
+  if (atV2 >= atV1) return null;
+  if (2 * atV1 < intervals.length) return null;
+  const apart = intervals.filter((x) => within(x, p.drainSeconds)).map((x) => x.toFixed(1)).join(', ');
   return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains (${drainWords(p)}), ${apart} s apart` };
 }
 

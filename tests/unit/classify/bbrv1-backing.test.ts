@@ -4,18 +4,16 @@
  * The learned class also takes BBRv3, Copa and Hybla (classifyFlow.ts unbackedBbrV1). Read on a
  * committed fresh lab kernel BBR flow (tests/fixtures/lab-series/fresh-near.json.gz) cut short.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { toSeries, truncateEntry, type DatasetEntry } from '../../../src/train/dataset.js';
+import { loadDataset, toSeries, truncateEntry } from '../../../src/train/dataset.js';
 import { classifyFlow } from '../../../src/classify/index.js';
 import { extractFlowFeatures } from '../../../src/classify/features.js';
 import { bbrClassifier, bbrV1Backing, drainDecision, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
 import { classifyEntries } from '../../../src/train/bench.js';
 import { shippedModel } from './shippedModel.js';
 
-const FIXTURE = new URL('../../fixtures/lab-series/fresh-near.json.gz', import.meta.url);
-const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+const entries = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/fresh-near.json.gz', import.meta.url))).entries;
 const kernelBbr = entries.filter((e) => e.protocol === 'tcp' && e.label === 'BBRv1');
 
 describe('BBRv1 needs its own signature (TCP)', () => {
@@ -50,7 +48,7 @@ describe('BBRv1 needs its own signature (TCP)', () => {
 describe('drains at BBRv2/v3\'s ~5 s spacing are not BBRv1\'s (its min RTT expires only after 10 s)', () => {
   // Session 45's held-out hd-rtt-115j3 (labs/grid-heldout-delay.ts): lab BBRv2 115 ms away, its
   // nebby-50 flow drained to a few packets 12.6 and 5.9 s apart and read BBRv1 at 0.93 (0.87 fused).
-  const bbr2 = (JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/lab-series/bbr2-far-drains.json.gz', import.meta.url))).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+  const bbr2 = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/bbr2-far-drains.json.gz', import.meta.url))).entries;
 
   const params = () => bbrClassifier.parseParams(shippedModel().classifiers.bbr) as BbrParams;
 

@@ -4,13 +4,12 @@
  * `hd-video-30` round (labs/grid-heldout-delay.ts: `video`, 30 ms): lab BBRv2, which the learned
  * Vegas class took twice in three at 1.00 (0.86-0.88 calibrated), and lab Vegas, which must stay Vegas.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow } from '../../../src/classify/index.js';
 import { drainsWithheld, loneDrains } from '../../../src/classify/drains.js';
 import { classifyEntries } from '../../../src/train/bench.js';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { loadDataset, toSeries } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
 
 const dip = (tStart: number, seconds = 0.3, depth = 0.58) => ({ tStart, tEnd: tStart + seconds, depth });
@@ -44,7 +43,7 @@ describe('drainsWithheld', () => {
 });
 
 describe('the held-out hd-video-30 round, shipped model', () => {
-  const entries = (JSON.parse(gunzipSync(readFileSync(new URL('../../fixtures/lab-series/bbr2-video-drains.json.gz', import.meta.url))).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+  const { entries } = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/bbr2-video-drains.json.gz', import.meta.url)));
   const model = shippedModel();
 
   it('names no BBRv2 flow Vegas: the two the learned shape took say why', () => {
