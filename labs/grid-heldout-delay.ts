@@ -23,5 +23,14 @@ export default defineGrid({
     // 12.6 and 5.9 s apart; bbr.ts drainDecision changed for it) and before that change was judged.
     { id: 'hd-rtt-95j2', axis: 'mixed', value: '95 ms, 2 ms jitter', path: { rttMs: 95, jitterMs: 2 } },
     { id: 'hd-rtt-160j4', axis: 'mixed', value: '160 ms, 4 ms jitter', path: { rttMs: 160, jitterMs: 4 } },
+    // Session 46 (2026-11-29), chosen while labs/grid-issue17-far.ts was being measured, before
+    // its groups were trained or any of it read: distances between and beyond its conditions.
+    { id: 'hd-rtt-55j2', axis: 'mixed', value: '55 ms, 2 ms jitter', path: { rttMs: 55, jitterMs: 2 } },
+    { id: 'hd-video-110j2', axis: 'mixed', value: 'video, 110 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 110, jitterMs: 2 } },
+    { id: 'hd-rtt-205j3', axis: 'mixed', value: '205 ms, 3 ms jitter', path: { rttMs: 205, jitterMs: 3 } },
+    // Session 46, chosen after the three above were read (lab BBRv2 behind `video` at 110 ms named
+    // Vegas at 1.00; vegasQueue.ts written for it) and before that change was judged.
+    { id: 'hd-video-95j3', axis: 'mixed', value: 'video, 95 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 95, jitterMs: 3 } },
+    { id: 'hd-rtt-135j2', axis: 'mixed', value: '135 ms, 2 ms jitter', path: { rttMs: 135, jitterMs: 2 } },
   ],
 });

@@ -24,5 +24,10 @@ export default defineGrid({
     { id: 'ho-loss-03-70j2', axis: 'mixed', value: '0.3% loss, 70 ms, 2 ms jitter', path: { rttMs: 70, jitterMs: 2, loss: { percent: 0.3 } } },
     // Chosen (session 43) with h-loss-04-30j1, after the BBRv1 signature rule under loss was written.
     { id: 'ho-lossb-05-100', axis: 'mixed', value: '0.5% bursty (2 packets), 100 ms', path: { rttMs: 100, loss: { percent: 0.5, burstLen: 2 } } },
+    // Chosen (session 46) with issue 17's far groups (labs/grid-issue17-far.ts), before they were
+    // trained: strangers at two of its trained conditions, where a widened BBRv2/BBRv3/Copa/FAST
+    // class would take them in (session 35: TCP-LP named BBRv3 at 0.85).
+    { id: 'ho-rtt-80j2', axis: 'mixed', value: '80 ms, 2 ms jitter', path: { rttMs: 80, jitterMs: 2 } },
+    { id: 'ho-video-80j1', axis: 'profile', value: 'video, 80 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 80, jitterMs: 1 }, runs: 1 },
   ],
 });

@@ -12,6 +12,7 @@ import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
 import { hstcpWithheld } from './hstcp.js';
 import { drainsWithheld } from './drains.js';
+import { queueWithheld } from './vegasQueue.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
 
@@ -122,6 +123,33 @@ export function versionDoubt(label: string, all: Verdict[], lossOnly: boolean): 
   return `BBR-like, version not shown: ${label} named, but ${outside.length} of ${all.length} profiles' flows lie outside the conditions the model was trained under or were disturbed, and the version is told from the learned shapes alone`;
 }
 
+/**
+ * The visible share of the round trip under which a BBR version is not told from a learned shape
+ * alone (versionHiddenDoubt). WHY: v2 and v3 differ by at most ~16% of the window in ProbeBW DOWN
+ * and 2 packets in UP; seen from a capture that holds under about half of the round trip (the
+ * server far away), a small bottleneck's 16-packet window shows that as a packet or two, and the
+ * two versions' trained shapes overlap: with both trained at 40, 80, 150 and 250 ms (session 46,
+ * labs/grid-issue17-far.ts), lab BBRv2/v3 at 95-160 ms behind nebby-50 (visible share 0.38-0.51)
+ * named the other version 7 times in 18 at 0.85-1.00 (the right one 4 times), while behind
+ * nebby-100 (0.55-0.67) none did. Found on held-out conditions (labs/grid-heldout-delay.ts
+ * hd-rtt-95j2 to hd-rtt-160j4); judged on ones chosen before it (hd-rtt-55j2, hd-rtt-205j3).
+ */
+export const VERSION_MIN_VISIBLE_SHARE = 0.55;
+
+/**
+ * Why a BBR version resting on learned shapes alone is not named: every judged profile that named
+ * it saw less than VERSION_MIN_VISIBLE_SHARE of the round trip. Null otherwise, or when a capture
+ * could not measure its share (a foreign capture without one is judged as before).
+ */
+export function versionHiddenDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
+  if (!lossOnly || !VERSION_LABELS.has(label)) return null;
+  const naming = all.filter((v) => judgeable(v) && v.kind === 'cca' && v.label === label);
+  const shares = naming.map((v) => v.conditions?.measured?.visibleShare ?? null);
+  if (shares.length === 0 || shares.some((s) => s === null || s >= VERSION_MIN_VISIBLE_SHARE)) return null;
+  const seen = Math.max(...(shares as number[]));
+  return `BBR-like, version not shown: ${label} named from the learned shapes alone by a flow that saw ${Math.round(100 * seen)}% of the round trip (under ${Math.round(100 * VERSION_MIN_VISIBLE_SHARE)}%, BBRv2 and BBRv3 look alike)`;
+}
+
 /** A profile that names a CCA while another judged profile names none must be at least this sure itself (calibrated, one profile). */
 export const LONE_PROFILE_MIN_CONFIDENCE = 0.8;
 
@@ -194,11 +222,12 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
  * Why an answer cannot stand because the trace does not show its own signature, or shows one it
  * cannot make, or null: HSTCP from back-offs that halve the window (hstcp.ts), a controller told
  * by its loss response from a flow that showed none (lossResponse.ts), Vegas from a flow
- * that drained its level ProbeRTT-like (drains.ts). A flow verdict passes its own classifiers'
- * explain() output (classifyFlow.ts), a fused verdict each judged profile's.
+ * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts). A
+ * flow verdict passes its own classifiers' explain() output (classifyFlow.ts), a fused verdict each judged profile's.
  */
 export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
-  return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers);
+  return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers)
+    ?? queueWithheld(label, classifiers);
 }
 
 /**
@@ -307,7 +336,7 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
   const perProfile = all.map((x) => ({ label: x.label, confidence: single(x), ...(x.conditions?.shapeSaid ? { shapeSaid: x.conditions.shapeSaid } : {}) }));
   const doubt = loneProfileDoubt(v.label, perProfile, lossOnly);
-  const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly);
+  const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? versionHiddenDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly);
   if (doubtful) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubtful };
   const p = Math.max(fusedP, loneAnswerConfidence(v.label, perProfile, lossOnly) ?? 0);
   const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;

@@ -11,7 +11,7 @@
  * (noBackoffDoubt): on a quiet host the open-set TCP-NV was BIC at 0.80-0.90 that way, 3 of 10.
  */
 import { describe, expect, it } from 'vitest';
-import { noBackoffDoubt, versionDoubt } from '../../../src/classify/fusion.js';
+import { noBackoffDoubt, versionDoubt, versionHiddenDoubt } from '../../../src/classify/fusion.js';
 import type { FlowEvidence, Verdict } from '../../../src/classify/verdict.js';
 import { testVerdict } from './testVerdict.js';
 
@@ -36,6 +36,29 @@ describe('versionDoubt', () => {
   it('leaves every other label to the other rules', () => {
     expect(versionDoubt('CUBIC', [profile('Unknown', false), profile('CUBIC', true)], true)).toBeNull();
     expect(versionDoubt('BBRv1', [profile('Unknown', false), profile('BBRv1', true)], true)).toBeNull();
+  });
+});
+
+/** A judged profile's verdict whose capture saw `share` of the round trip (null: not measured). */
+const seeing = (label: string, share: number | null): Verdict =>
+  testVerdict(label, 0.99, { conditions: { inside: true, disturbed: null, measured: { visibleShare: share } } as unknown as Verdict['conditions'] });
+
+describe('versionHiddenDoubt', () => {
+  it('withholds a BBR version named from shapes alone by flows that saw under 55% of the round trip', () => {
+    expect(versionHiddenDoubt('BBRv3', [seeing('BBRv3', 0.46)], true)).toMatch(/version not shown: BBRv3 named from the learned shapes alone by a flow that saw 46% of the round trip/);
+    // The other profile named nothing: only the naming profiles' shares count.
+    expect(versionHiddenDoubt('BBRv2', [seeing('BBRv2', 0.38), seeing('Unknown', 0.9)], true)).toMatch(/saw 38%/);
+  });
+
+  it('lets it stand when a naming profile saw enough, when a rule named it, or when the share is unmeasured', () => {
+    expect(versionHiddenDoubt('BBRv2', [seeing('BBRv2', 0.46), seeing('BBRv2', 0.63)], true)).toBeNull();
+    expect(versionHiddenDoubt('BBRv3', [seeing('BBRv3', 0.46)], false)).toBeNull();
+    expect(versionHiddenDoubt('BBRv3', [seeing('BBRv3', null)], true)).toBeNull();
+  });
+
+  it('leaves every other label alone', () => {
+    expect(versionHiddenDoubt('BBRv1', [seeing('BBRv1', 0.3)], true)).toBeNull();
+    expect(versionHiddenDoubt('CUBIC', [seeing('CUBIC', 0.3)], true)).toBeNull();
   });
 });
 

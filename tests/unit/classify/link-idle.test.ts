@@ -14,7 +14,7 @@ import { extractFlowFeatures, type FlowFeatures } from '../../../src/classify/fe
 import { LINK_IDLE_BELOW_BDP, linkIdleShare } from '../../../src/classify/linkIdle.js';
 import { spliceModels } from '../../../src/classify/splice.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
-import { shippedModel } from './shippedModel.js';
+import { shippedModel, withoutGroups } from './shippedModel.js';
 
 const FIXTURE = new URL('../../fixtures/lab-series/link-idle.json.gz', import.meta.url);
 const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
@@ -59,7 +59,8 @@ describe('link-idle share', () => {
 
 /**
  * The shipped model as it was before its far groups (`.far`, session 42: every lab controller
- * 150-200 ms away; `.far100`, `.far250`, `.fv150`, `.fv250`, session 44): without those groups, and with Westwood's Nebby bounds as its nearer training flows set
+ * 150-200 ms away; `.far100`, `.far250`, `.fv150`, `.fv250`, session 44; issue 17's senders' `.g17-*`,
+ * session 46): without those groups, and with Westwood's Nebby bounds as its nearer training flows set
  * them (0.131 / 0.148; the far Westwood flows idle up to 0.21 / 0.28 and widened them).
  * WHY: a flow is held by whichever group's shapes lie nearest, and the bound is per class and that
  * group's profile. Behind `video` this LP flow lies nearest a Westwood `nebby-100` group, whose bound
@@ -69,8 +70,8 @@ describe('link-idle share', () => {
 const withoutFarGroups = (m: Model): Model => {
   const lb = m.classifiers['loss-based'] as LossBasedParams;
   const maxShare = { ...lb.linkIdle!.maxShare, 'Westwood@tcp-nebby-50': 0.131, 'Westwood@tcp-nebby-100': 0.148 };
-  const classes = lb.gnb.classes.filter((c) => !/\.(far\d*|fv\d+)$/.test(c.label));
-  return { ...m, classifiers: { ...m.classifiers, 'loss-based': { ...lb, linkIdle: { ...lb.linkIdle!, maxShare }, gnb: { ...lb.gnb, classes } } } };
+  const pruned = withoutGroups(m, /\.(far\d*|fv\d+|g17-.+)$/).classifiers['loss-based'] as LossBasedParams;
+  return { ...m, classifiers: { ...m.classifiers, 'loss-based': { ...pruned, linkIdle: { ...lb.linkIdle!, maxShare } } } };
 };
 
 describe('the link-idle bound in the shipped model (its groups and bounds before session 42\'s far groups)', () => {

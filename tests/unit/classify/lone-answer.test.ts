@@ -3,7 +3,9 @@
  * its own (fusion.ts loneAnswerConfidence), not as unsure as profiles that disagree. The fixture
  * is a lab BBRv2 measurement (issue 17's round q10) whose nebby-100 flow named BBRv2 at 0.99
  * calibrated while its nebby-50 flow lay outside every trained class: the fused map put it at
- * 0.73 and the answer was withheld.
+ * 0.73 and the answer was withheld. Since session 46 the shipped model's far BBRv3 groups reach
+ * its nebby-50 flow (raw 0.88, calibrated 0.68), so the measurement is Unknown there; the rule is
+ * checked on the model without them.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -11,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { loneAnswerConfidence, loneProfileDoubt } from '../../../src/classify/fusion.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
-import { shippedModel } from './shippedModel.js';
+import { shippedModel, withoutGroups } from './shippedModel.js';
 import type { Model } from '../../../src/classify/model.js';
 import { verdictSchema, type Verdict } from '../../../src/classify/verdict.js';
 
@@ -44,9 +46,20 @@ describe('loneAnswerConfidence', () => {
 });
 
 describe('a lone profile\'s answer, fused', () => {
-  const model = shippedModel();
+  // The model the rule was set on: without issue 17's far groups (session 46), whose BBRv3 shapes
+  // behind nebby-50 reach this flow (checked below).
+  const model = withoutGroups(shippedModel(), /\.g17-.+$/);
   const calibration = model.calibration!;
   const byProfile = judgedByProfile(flows, model);
+
+  it('with the far groups the nebby-50 flow leans BBRv3, too unsure to be named: the measurement is Unknown, never BBRv3', () => {
+    const shipped = shippedModel();
+    const judged = judgedByProfile(flows, shipped);
+    const single = fuseProfiles([judged('nebby-50')], { calibration: shipped.calibration! });
+    expect(single.label).toBe('Unknown');
+    expect(single.withheld?.label).toBe('BBRv3');
+    expect(fuseProfiles([judged('nebby-50'), judged('nebby-100')], { calibration: shipped.calibration! }).label).toBe('Unknown');
+  });
 
   it('the fixture: nebby-100 names BBRv2, nebby-50 names nothing', () => {
     expect(byProfile('nebby-100').label).toBe('BBRv2');

@@ -20,3 +20,14 @@ export function syntheticModel(): Model {
   synthetic ??= buildProvisionalModel();
   return synthetic;
 }
+
+/**
+ * The shipped model without the learned groups whose suffix matches `suffix` (e.g. session 46's
+ * `.g17-*` far groups of issue 17's senders): a test of a rule set on the model before those groups
+ * keeps judging that rule, and says beside it what the shipped model does.
+ */
+export function withoutGroups(m: Model, suffix: RegExp): Model {
+  const lb = m.classifiers['loss-based'] as { gnb: { classes: Array<{ label: string }> } };
+  const classes = lb.gnb.classes.filter((c) => !suffix.test(c.label));
+  return { ...m, classifiers: { ...m.classifiers, 'loss-based': { ...lb, gnb: { ...lb.gnb, classes } } } } as Model;
+}

@@ -1,0 +1,25 @@
+import { defineGrid } from 'ccbrowse';
+
+// Issue 17's senders (BBRv2, BBRv3, FAST as AkamaiCC-like, Copa) away from the lab's base
+// (session 46). Their classes were trained at 10 ms only, so held out farther away they read
+// mostly Unknown (labs/grid-heldout-delay.ts: BBRv2 17 of 18, BBRv3 17 of 18, Copa 15 of 18).
+// Session 35 trained them at the .dist conditions (labs/grid-issue17-dist.ts) as one widened
+// group per class, one run per condition, and a stranger fell inside (TCP-LP named BBRv3); here
+// each condition is spliced as its own group (as the twelve's .far100/.far250), two runs where
+// a class's shape would otherwise rest on one flow. No condition repeats a held-out one.
+export default defineGrid({
+  name: 'g17far',
+  lab: 'labs/train.ts',
+  origins: ['tcp-bbr2', 'tcp-bbr3', 'tcp-fast', 'tcp-copa'],
+  base: { path: { rttMs: 10 }, profiles: ['nebby-50', 'nebby-100'], host: { concurrency: 4 } },
+  runs: 2,
+  seconds: 30,
+  conditions: [
+    { id: 't17-40j1', axis: 'mixed', value: '40 ms, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 } },
+    { id: 't17-80j2', axis: 'mixed', value: '80 ms, 2 ms jitter', path: { rttMs: 80, jitterMs: 2 } },
+    { id: 't17-150j5', axis: 'mixed', value: '150 ms, 5 ms jitter', path: { rttMs: 150, jitterMs: 5 } },
+    { id: 't17-250j4', axis: 'mixed', value: '250 ms, 4 ms jitter', path: { rttMs: 250, jitterMs: 4 }, runs: 1 },
+    { id: 't17-video-80j1', axis: 'profile', value: 'video, 80 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 80, jitterMs: 1 } },
+    { id: 't17-video-150j3', axis: 'profile', value: 'video, 150 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 150, jitterMs: 3 }, runs: 1 },
+  ],
+});

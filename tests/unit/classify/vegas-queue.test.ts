@@ -1,0 +1,49 @@
+/**
+ * Vegas is not named from a flow whose held level kept under 1.5 packets queued above the BDP in
+ * every profile (src/classify/vegasQueue.ts): Vegas steers to 2-4. The fixture: lab BBRv2 behind
+ * `video` at the held-out hd-video-110j2 (110 ms, 2 ms jitter), cruising flat at the BDP with no
+ * ProbeRTT drain in 30 s, which the learned Vegas class took at 1.00; and lab Vegas behind `video`
+ * at hd-video-30, which keeps its answer.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { classifyFlow } from '../../../src/classify/index.js';
+import { MIN_QUEUED_PACKETS, queueWithheld } from '../../../src/classify/vegasQueue.js';
+import { classifyEntries } from '../../../src/train/bench.js';
+import { loadDataset, toSeries } from '../../../src/train/dataset.js';
+import { shippedModel } from './shippedModel.js';
+
+const akamai = (queuedPackets: number | null) => ({ akamai: { queuedPackets } });
+
+describe('queueWithheld', () => {
+  it('withholds Vegas when no profile kept its queue', () => {
+    expect(queueWithheld('Vegas', [akamai(0.4)])).toMatch(/held level kept 0\.4 \(under 1\.5\)/);
+    expect(queueWithheld('Vegas', [akamai(-9.1), akamai(0.9)])).toMatch(/kept 0\.9/);
+  });
+
+  it('lets Vegas stand when a profile kept it (far away the other may see a negative queue), or none measured one', () => {
+    expect(queueWithheld('Vegas', [akamai(-9.1), akamai(MIN_QUEUED_PACKETS)])).toBeNull();
+    expect(queueWithheld('Vegas', [akamai(null), undefined])).toBeNull();
+  });
+
+  it('leaves every other label alone (FAST has its own, larger queue check: akamai.ts)', () => {
+    expect(queueWithheld('AkamaiCC-like', [akamai(0.2)])).toBeNull();
+    expect(queueWithheld('BBRv2', [akamai(0.2)])).toBeNull();
+  });
+});
+
+describe('lab flows behind video, shipped model', () => {
+  const { entries } = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/vegas-queue.json.gz', import.meta.url)));
+  const model = shippedModel();
+
+  it('does not name the BBRv2 flow cruising at the BDP Vegas, and says why', () => {
+    const v = classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-bbr2')!), model);
+    expect(v.label).toBe('Unknown');
+    expect(v.reason).toMatch(/Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept 0\.\d/);
+  });
+
+  it('still names the Vegas flow Vegas, calibrated', () => {
+    const { traces } = classifyEntries(entries.filter((e) => e.origin === 'tcp-vegas'), model);
+    expect(traces.map((t) => t.predicted)).toEqual(['Vegas']);
+  });
+});
