@@ -32,5 +32,9 @@ export default defineGrid({
     // Vegas at 1.00; vegasQueue.ts written for it) and before that change was judged.
     { id: 'hd-video-95j3', axis: 'mixed', value: 'video, 95 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 95, jitterMs: 3 } },
     { id: 'hd-rtt-135j2', axis: 'mixed', value: '135 ms, 2 ms jitter', path: { rttMs: 135, jitterMs: 2 } },
+    // Session 46, chosen after those two were read (lab BBRv3 at 135 ms named BBRv1 from one drain
+    // interval beside ~6 s dips; bbr.ts v2Rhythm written for it) and before that change was judged.
+    { id: 'hd-rtt-180j3', axis: 'mixed', value: '180 ms, 3 ms jitter', path: { rttMs: 180, jitterMs: 3 } },
+    { id: 'hd-rtt-85j1', axis: 'mixed', value: '85 ms, 1 ms jitter', path: { rttMs: 85, jitterMs: 1 } },
   ],
 });

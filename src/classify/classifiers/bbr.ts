@@ -229,8 +229,10 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
     }
   }
   const n = drains.length + paused.length;
+  const rhythm = v2Rhythm(a.drainIntervals, a.intervals, p);
   const spacing = drainSpacing(a.drainIntervals, p);
   const seen = n === 0 ? 'no ProbeRTT drain to 4 packets'
+    : rhythm ? `${n} drain(s) or pause(s) and ProbeRTT-like dips, ${rhythm.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${rhythm.atV1} ~10 s`
     : spacing.atV2 > 0 ? `${n} drain(s) or pause(s), ${spacing.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${spacing.atV1} ~10 s`
       : `${n} drain(s) or pause(s) but none ~10 s apart`;
   return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s`, repeated: false };
@@ -258,17 +260,30 @@ function drainSpacing(intervals: number[], p: BbrParams): { atV1: number; atV2: 
 }
 
 /**
+ * Drains and ProbeRTT-like dips (the rate analysis's falls below a held level) together at
+ * BBRv2/v3's ~5 s spacing at least twice and as often as at BBRv1's ~10 s: a BBRv2/v3 rhythm,
+ * whatever the drains alone say. WHY (session 46): lab BBRv3 135 ms away drained to a few
+ * packets once in 12.7 s and dipped 6.1 and 6.5 s apart, and read BBRv1 at 0.87; over every
+ * stored lab set no kernel-BBR flow the drains backed (70) had more than one such interval.
+ */
+function v2Rhythm(drainIntervals: number[], dipIntervals: number[], p: BbrParams): { atV1: number; atV2: number } | null {
+  const both = drainSpacing([...drainIntervals, ...dipIntervals], p);
+  return both.atV2 >= 2 && both.atV2 >= both.atV1 ? both : null;
+}
+
+/**
  * BBRv1 from its drains when at least half the intervals between them lie at ProbeRTT's
  * spacing: one odd interval beside a third drain is allowed (lab kernel BBR: 2 of 34), a train
- * at another spacing is not BBRv1's, nor one with as many intervals at BBRv2/v3's ~5 s spacing.
+ * at another spacing is not BBRv1's, nor one with as many intervals at BBRv2/v3's ~5 s spacing
+ * (counting the flow's ProbeRTT-like dips too, v2Rhythm).
  */
-export function drainDecision(intervals: number[], p: BbrParams): BbrFindings['decision'] {
+export function drainDecision(intervals: number[], p: BbrParams, dipIntervals: number[] = []): BbrFindings['decision'] {
   const { atV1, atV2 } = drainSpacing(intervals, p);
   // Drains at BBRv2/v3's ProbeRTT spacing (~5 s) as often as at BBRv1's are not BBRv1's: its min
   // RTT expires only after 10 s, and the odd ~6 s interval of lab kernel BBR comes beside two
   // ~10 s ones (drainSeconds). WHY (session 45): lab BBRv2 115 ms away drained 12.6 and 5.9 s
   // apart and read BBRv1 at 0.87.
-  if (atV2 >= atV1) return null;
+  if (atV2 >= atV1 || v2Rhythm(intervals, dipIntervals, p)) return null;
   if (2 * atV1 < intervals.length) return null;
   const apart = intervals.filter((x) => within(x, p.drainSeconds)).map((x) => x.toFixed(1)).join(', ');
   return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains (${drainWords(p)}), ${apart} s apart` };
@@ -295,7 +310,7 @@ function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
   // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show.
   if (!rateLike) {
-    out.decision = drainDecision(drainIntervals, p);
+    out.decision = drainDecision(drainIntervals, p, intervals);
     return out;
   }
   const hasDips = rate.dips.length > 0;
@@ -313,7 +328,7 @@ function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
     // learned classes); a browser's CUBIC video, back-offs alternating 3.5 and 8.3 s apart,
     // read as 7-RTT pulses the same way.
     out.decision = { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses and periodic ProbeRTT-like dips, timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
-  } else out.decision = drainDecision(drainIntervals, p);
+  } else out.decision = drainDecision(drainIntervals, p, intervals);
   return out;
 }
 

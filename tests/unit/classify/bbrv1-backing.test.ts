@@ -59,6 +59,22 @@ describe('drains at BBRv2/v3\'s ~5 s spacing are not BBRv1\'s (its min RTT expir
     expect(drainDecision([5.7, 5.4, 5.4], params())).toBeNull();
   });
 
+  it('ProbeRTT-like dips count with the drains: two ~5 s intervals against as many ~10 s ones are not BBRv1\'s', () => {
+    expect(drainDecision([12.7], params(), [9.9, 6.1, 6.5])).toBeNull();
+    // Kernel BBR's one odd interval among its dips leaves its drains' answer.
+    expect(drainDecision([10.4, 10.8], params(), [10.1, 6.0])?.label).toBe('BBRv1');
+  });
+
+  it('a lab BBRv3 135 ms away (held-out hd-rtt-135j2), one drain interval of 12.7 s but dips ~6 s apart, is not named BBRv1', () => {
+    const e = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/bbr3-far-dips.json.gz', import.meta.url))).entries.find((x) => x.profile === 'nebby-100')!;
+    const f = extractFlowFeatures({ ...toSeries(e), transport: 'tcp' }, shippedModel().pipeline);
+    const b = bbrV1Backing(f, params());
+    expect(b.backed, b.why).toBe(false);
+    expect(b.why).toMatch(/drain\(s\) or pause\(s\) and ProbeRTT-like dips, 2 interval\(s\) ~5 s .* against 2 ~10 s/);
+    const { measurements } = classifyEntries(loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/bbr3-far-dips.json.gz', import.meta.url))).entries, shippedModel());
+    expect(measurements.map((m) => m.predicted)).not.toContain('BBRv1');
+  });
+
   it('the BBRv2 flow\'s drains back no BBRv1 answer, and it is not named BBRv1', () => {
     const e = bbr2.find((x) => x.profile === 'nebby-50')!;
     const f = extractFlowFeatures({ ...toSeries(e), transport: 'tcp' }, shippedModel().pipeline);
