@@ -5,8 +5,11 @@ import { defineGrid } from 'ccbrowse';
 // mostly Unknown (labs/grid-heldout-delay.ts: BBRv2 17 of 18, BBRv3 17 of 18, Copa 15 of 18).
 // Session 35 trained them at the .dist conditions (labs/grid-issue17-dist.ts) as one widened
 // group per class, one run per condition, and a stranger fell inside (TCP-LP named BBRv3); here
-// each condition is spliced as its own group (as the twelve's .far100/.far250), two runs where
-// a class's shape would otherwise rest on one flow. No condition repeats a held-out one.
+// each condition is spliced as its own group (as the twelve's .far100/.far250), two runs at the
+// conditions nearest the held-out distances (one at 250 ms and behind video at 150 ms, as the
+// twelve's .far250 and .fv150). No condition repeats a held-out condition of these senders; two
+// are repeated on purpose for the open set (labs/grid-heldout-open.ts ho-rtt-80j2, ho-video-80j1:
+// strangers where these groups could take them in).
 export default defineGrid({
   name: 'g17far',
   lab: 'labs/train.ts',

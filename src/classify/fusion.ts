@@ -12,7 +12,7 @@ import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
 import { hstcpWithheld } from './hstcp.js';
 import { drainsWithheld } from './drains.js';
-import { queueWithheld } from './vegasQueue.js';
+import { vegasQueueWithheld } from './vegasQueue.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
 
@@ -138,16 +138,21 @@ export const VERSION_MIN_VISIBLE_SHARE = 0.55;
 
 /**
  * Why a BBR version resting on learned shapes alone is not named: every judged profile that named
- * it saw less than VERSION_MIN_VISIBLE_SHARE of the round trip. Null otherwise, or when a capture
- * could not measure its share (a foreign capture without one is judged as before).
+ * it, or whose shapes favour it (a fused answer may win on the product while each profile alone
+ * stayed under its bar), saw less than VERSION_MIN_VISIBLE_SHARE of the round trip. Null
+ * otherwise, or when a capture could not measure its share (a foreign capture without one is
+ * judged as before). The bar equals the least share a nebby-100 flow had there: no margin.
  */
 export function versionHiddenDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
   if (!lossOnly || !VERSION_LABELS.has(label)) return null;
-  const naming = all.filter((v) => judgeable(v) && v.kind === 'cca' && v.label === label);
+  const naming = all.filter(judgeable).filter((v) => {
+    const c = lossClaimOf(v);
+    return (v.kind === 'cca' && v.label === label) || (c !== undefined && favours(c, label));
+  });
   const shares = naming.map((v) => v.conditions?.measured?.visibleShare ?? null);
   if (shares.length === 0 || shares.some((s) => s === null || s >= VERSION_MIN_VISIBLE_SHARE)) return null;
   const seen = Math.max(...(shares as number[]));
-  return `BBR-like, version not shown: ${label} named from the learned shapes alone by a flow that saw ${Math.round(100 * seen)}% of the round trip (under ${Math.round(100 * VERSION_MIN_VISIBLE_SHARE)}%, BBRv2 and BBRv3 look alike)`;
+  return `BBR-like, version not shown: ${label} named from the learned shapes alone by ${shares.length > 1 ? 'flows that saw at most' : 'a flow that saw'} ${Math.round(100 * seen)}% of the round trip (under ${Math.round(100 * VERSION_MIN_VISIBLE_SHARE)}%, BBRv2 and BBRv3 look alike)`;
 }
 
 /** A profile that names a CCA while another judged profile names none must be at least this sure itself (calibrated, one profile). */
@@ -227,7 +232,7 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
  */
 export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers)
-    ?? queueWithheld(label, classifiers);
+    ?? vegasQueueWithheld(label, classifiers);
 }
 
 /**

@@ -15,7 +15,10 @@
  */
 import type { JsonObject } from './json.js';
 
-/** Below Vegas's alpha (2) by half a packet, the error of the capture's BDP estimate. */
+/**
+ * Below Vegas's alpha (2) by half a packet, the error of the capture's BDP estimate. The evidence
+ * keeps the queue to 0.1 packet (akamai.ts explain), so the cut falls at 1.45 in fact.
+ */
 export const MIN_QUEUED_PACKETS = 1.5;
 
 const queuedOf = (c: Record<string, JsonObject> | undefined): number | null => {
@@ -24,7 +27,7 @@ const queuedOf = (c: Record<string, JsonObject> | undefined): number | null => {
 };
 
 /** Why Vegas cannot stand (null: another label, a profile kept Vegas's queue, or none measured it). */
-export function queueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
+export function vegasQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (label !== 'Vegas') return null;
   const queues = classifiers.map(queuedOf).filter((q): q is number => q !== null);
   if (queues.length === 0 || queues.some((q) => q >= MIN_QUEUED_PACKETS)) return null;

@@ -214,7 +214,9 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   // there, in a trace that ends before the second was due, is BBRv1's. A lone drain elsewhere is
   // not (lab Hybla and BBRv3 fell to near nothing once ~1 s before their transfers ended).
   const first = drains.length === 1 ? drains[0] : undefined;
-  if (first && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
+  // A BBRv2/v3 rhythm in the dips rules out every BBRv1 backing below, as it does the drains' own.
+  const rhythm = v2Rhythm(a.drainIntervals, a.intervals, p);
+  if (first && !rhythm && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
     return { backed: true, why: `its first ProbeRTT drain (${drainWords(p)}) at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due`, repeated: false };
   }
   // From far away ProbeRTT reads as a short pause (pausedDrainMaxRtts): drains and such pauses
@@ -223,13 +225,12 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   if (paused.length) {
     const times = [...drains.map((d) => d.tPeak), ...paused].sort((x, y) => x - y);
     const apart = times.slice(1).map((t, k) => t - times[k]);
-    if (drainDecision(apart, p)) return { backed: true, why: `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)`, repeated: true };
-    if (times.length === 1 && within(times[0], p.drainSeconds) && end - times[0] < p.drainSeconds.max) {
+    if (drainDecision(apart, p, a.intervals)) return { backed: true, why: `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)`, repeated: true };
+    if (times.length === 1 && !rhythm && within(times[0], p.drainSeconds) && end - times[0] < p.drainSeconds.max) {
       return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due`, repeated: false };
     }
   }
   const n = drains.length + paused.length;
-  const rhythm = v2Rhythm(a.drainIntervals, a.intervals, p);
   const spacing = drainSpacing(a.drainIntervals, p);
   const seen = n === 0 ? 'no ProbeRTT drain to 4 packets'
     : rhythm ? `${n} drain(s) or pause(s) and ProbeRTT-like dips, ${rhythm.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${rhythm.atV1} ~10 s`
@@ -260,9 +261,10 @@ function drainSpacing(intervals: number[], p: BbrParams): { atV1: number; atV2: 
 }
 
 /**
- * Drains and ProbeRTT-like dips (the rate analysis's falls below a held level) together at
- * BBRv2/v3's ~5 s spacing at least twice and as often as at BBRv1's ~10 s: a BBRv2/v3 rhythm,
- * whatever the drains alone say. WHY (session 46): lab BBRv3 135 ms away drained to a few
+ * Drains and ProbeRTT-like dips (the rate analysis's falls below a held level) at BBRv2/v3's ~5 s
+ * spacing at least twice and as often as at BBRv1's ~10 s: a BBRv2/v3 rhythm, whatever the drains
+ * alone say. The intervals of the two lists are counted together, not merged into one timeline:
+ * a ProbeRTT that is both a drain and a dip adds to both lists' intervals, on either side. WHY (session 46): lab BBRv3 135 ms away drained to a few
  * packets once in 12.7 s and dipped 6.1 and 6.5 s apart, and read BBRv1 at 0.87; over every
  * stored lab set no kernel-BBR flow the drains backed (70) had more than one such interval.
  */

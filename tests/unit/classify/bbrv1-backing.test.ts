@@ -61,6 +61,9 @@ describe('drains at BBRv2/v3\'s ~5 s spacing are not BBRv1\'s (its min RTT expir
 
   it('ProbeRTT-like dips count with the drains: two ~5 s intervals against as many ~10 s ones are not BBRv1\'s', () => {
     expect(drainDecision([12.7], params(), [9.9, 6.1, 6.5])).toBeNull();
+    // One ~5 s interval is not a rhythm: the drains' own answer stands.
+    expect(drainDecision([10.2], params(), [6.0])?.label).toBe('BBRv1');
+    expect(drainDecision([10.2], params(), [6.0, 5.8])).toBeNull();
     // Kernel BBR's one odd interval among its dips leaves its drains' answer.
     expect(drainDecision([10.4, 10.8], params(), [10.1, 6.0])?.label).toBe('BBRv1');
   });

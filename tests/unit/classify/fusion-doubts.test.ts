@@ -56,6 +56,15 @@ describe('versionHiddenDoubt', () => {
     expect(versionHiddenDoubt('BBRv3', [seeing('BBRv3', null)], true)).toBeNull();
   });
 
+  it('counts profiles whose shapes favour the version though their own verdict stayed Unknown, and ignores unjudged ones', () => {
+    const favouring = (share: number): Verdict => ({ ...seeing('Unknown', share),
+      evidence: { claims: [{ classifier: 'loss-based', scope: 'flow', label: 'BBRv3', confidence: 0.6, posterior: { BBRv3: 0.6, BBRv2: 0.4 }, inDistribution: ['BBRv3'] }], classifiers: {} } as unknown as FlowEvidence });
+    expect(versionHiddenDoubt('BBRv3', [favouring(0.4), favouring(0.5)], true)).toMatch(/by flows that saw at most 50% of the round trip/);
+    expect(versionHiddenDoubt('BBRv3', [favouring(0.4), favouring(0.7)], true)).toBeNull();
+    const outside: Verdict = { ...seeing('BBRv3', 0.9), conditions: { inside: false, disturbed: null, measured: { visibleShare: 0.9 } } as unknown as Verdict['conditions'] };
+    expect(versionHiddenDoubt('BBRv3', [seeing('BBRv3', 0.4), outside], true)).toMatch(/a flow that saw 40%/);
+  });
+
   it('leaves every other label alone', () => {
     expect(versionHiddenDoubt('BBRv1', [seeing('BBRv1', 0.3)], true)).toBeNull();
     expect(versionHiddenDoubt('CUBIC', [seeing('CUBIC', 0.3)], true)).toBeNull();

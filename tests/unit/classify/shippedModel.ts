@@ -24,7 +24,9 @@ export function syntheticModel(): Model {
 /**
  * The shipped model without the learned groups whose suffix matches `suffix` (e.g. session 46's
  * `.g17-*` far groups of issue 17's senders): a test of a rule set on the model before those groups
- * keeps judging that rule, and says beside it what the shipped model does.
+ * keeps judging that rule, and says beside it what the shipped model does. Only the groups go: the
+ * envelope, calibration and link-idle bounds the same rounds widened stay, so this approximates the
+ * earlier model, it does not rebuild it.
  */
 export function withoutGroups(m: Model, suffix: RegExp): Model {
   const lb = m.classifiers['loss-based'] as { gnb: { classes: Array<{ label: string }> } };

@@ -7,28 +7,28 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { classifyFlow } from '../../../src/classify/index.js';
-import { MIN_QUEUED_PACKETS, queueWithheld } from '../../../src/classify/vegasQueue.js';
+import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
+import { MIN_QUEUED_PACKETS, vegasQueueWithheld } from '../../../src/classify/vegasQueue.js';
 import { classifyEntries } from '../../../src/train/bench.js';
 import { loadDataset, toSeries } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
 
 const akamai = (queuedPackets: number | null) => ({ akamai: { queuedPackets } });
 
-describe('queueWithheld', () => {
+describe('vegasQueueWithheld', () => {
   it('withholds Vegas when no profile kept its queue', () => {
-    expect(queueWithheld('Vegas', [akamai(0.4)])).toMatch(/held level kept 0\.4 \(under 1\.5\)/);
-    expect(queueWithheld('Vegas', [akamai(-9.1), akamai(0.9)])).toMatch(/kept 0\.9/);
+    expect(vegasQueueWithheld('Vegas', [akamai(0.4)])).toMatch(/held level kept 0\.4 \(under 1\.5\)/);
+    expect(vegasQueueWithheld('Vegas', [akamai(-9.1), akamai(0.9)])).toMatch(/kept 0\.9/);
   });
 
   it('lets Vegas stand when a profile kept it (far away the other may see a negative queue), or none measured one', () => {
-    expect(queueWithheld('Vegas', [akamai(-9.1), akamai(MIN_QUEUED_PACKETS)])).toBeNull();
-    expect(queueWithheld('Vegas', [akamai(null), undefined])).toBeNull();
+    expect(vegasQueueWithheld('Vegas', [akamai(-9.1), akamai(MIN_QUEUED_PACKETS)])).toBeNull();
+    expect(vegasQueueWithheld('Vegas', [akamai(null), undefined])).toBeNull();
   });
 
   it('leaves every other label alone (FAST has its own, larger queue check: akamai.ts)', () => {
-    expect(queueWithheld('AkamaiCC-like', [akamai(0.2)])).toBeNull();
-    expect(queueWithheld('BBRv2', [akamai(0.2)])).toBeNull();
+    expect(vegasQueueWithheld('AkamaiCC-like', [akamai(0.2)])).toBeNull();
+    expect(vegasQueueWithheld('BBRv2', [akamai(0.2)])).toBeNull();
   });
 });
 
@@ -40,6 +40,14 @@ describe('lab flows behind video, shipped model', () => {
     const v = classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-bbr2')!), model);
     expect(v.label).toBe('Unknown');
     expect(v.reason).toMatch(/Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept 0\.\d/);
+  });
+
+  it('withholds a fused Vegas whose profiles all kept no queue, not one a profile with the queue backs', () => {
+    const bbr2 = classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-bbr2')!), model);
+    const vegas = classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-vegas')!), model);
+    const asVegas = (v: typeof bbr2) => ({ ...v, label: 'Vegas', kind: 'cca' as const, confidence: 0.99 });
+    expect(fuseProfiles([asVegas(bbr2), asVegas(bbr2)]).reason).toMatch(/Vegas keeps 2-4 packets queued/);
+    expect(fuseProfiles([asVegas(bbr2), vegas]).reason).not.toMatch(/Vegas keeps 2-4 packets queued/);
   });
 
   it('still names the Vegas flow Vegas, calibrated', () => {
