@@ -228,7 +228,8 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
  * cannot make, or null: HSTCP from back-offs that halve the window (hstcp.ts), a controller told
  * by its loss response from a flow that showed none (lossResponse.ts), Vegas from a flow
  * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts). A
- * flow verdict passes its own classifiers' explain() output (classifyFlow.ts), a fused verdict each judged profile's.
+ * flow verdict passes its own classifiers' explain() output (classifyFlow.ts), a fused verdict
+ * each judged profile's.
  */
 export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers)

@@ -264,9 +264,10 @@ function drainSpacing(intervals: number[], p: BbrParams): { atV1: number; atV2: 
  * Drains and ProbeRTT-like dips (the rate analysis's falls below a held level) at BBRv2/v3's ~5 s
  * spacing at least twice and as often as at BBRv1's ~10 s: a BBRv2/v3 rhythm, whatever the drains
  * alone say. The intervals of the two lists are counted together, not merged into one timeline:
- * a ProbeRTT that is both a drain and a dip adds to both lists' intervals, on either side. WHY (session 46): lab BBRv3 135 ms away drained to a few
- * packets once in 12.7 s and dipped 6.1 and 6.5 s apart, and read BBRv1 at 0.87; over every
- * stored lab set no kernel-BBR flow the drains backed (70) had more than one such interval.
+ * a ProbeRTT that is both a drain and a dip adds to both lists' intervals, on either side.
+ * WHY (session 46): lab BBRv3 135 ms away drained to a few packets once in 12.7 s and dipped 6.1
+ * and 6.5 s apart, and read BBRv1 at 0.87; over every stored lab set no kernel-BBR flow the
+ * drains backed (70) had more than one such interval.
  */
 function v2Rhythm(drainIntervals: number[], dipIntervals: number[], p: BbrParams): { atV1: number; atV2: number } | null {
   const both = drainSpacing([...drainIntervals, ...dipIntervals], p);

@@ -69,12 +69,13 @@ describe('drains at BBRv2/v3\'s ~5 s spacing are not BBRv1\'s (its min RTT expir
   });
 
   it('a lab BBRv3 135 ms away (held-out hd-rtt-135j2), one drain interval of 12.7 s but dips ~6 s apart, is not named BBRv1', () => {
-    const e = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/bbr3-far-dips.json.gz', import.meta.url))).entries.find((x) => x.profile === 'nebby-100')!;
+    const bbr3 = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/bbr3-far-dips.json.gz', import.meta.url))).entries;
+    const e = bbr3.find((x) => x.profile === 'nebby-100')!;
     const f = extractFlowFeatures({ ...toSeries(e), transport: 'tcp' }, shippedModel().pipeline);
     const b = bbrV1Backing(f, params());
     expect(b.backed, b.why).toBe(false);
     expect(b.why).toMatch(/drain\(s\) or pause\(s\) and ProbeRTT-like dips, 2 interval\(s\) ~5 s .* against 2 ~10 s/);
-    const { measurements } = classifyEntries(loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/bbr3-far-dips.json.gz', import.meta.url))).entries, shippedModel());
+    const { measurements } = classifyEntries(bbr3, shippedModel());
     expect(measurements.map((m) => m.predicted)).not.toContain('BBRv1');
   });
 
