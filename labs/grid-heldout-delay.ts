@@ -36,5 +36,8 @@ export default defineGrid({
     // interval beside ~6 s dips; bbr.ts v2Rhythm written for it) and before that change was judged.
     { id: 'hd-rtt-180j3', axis: 'mixed', value: '180 ms, 3 ms jitter', path: { rttMs: 180, jitterMs: 3 } },
     { id: 'hd-rtt-85j1', axis: 'mixed', value: '85 ms, 1 ms jitter', path: { rttMs: 85, jitterMs: 1 } },
+    // Session 47, a new machine, chosen before anything was measured on it or changed.
+    { id: 'hd-rtt-65j3', axis: 'mixed', value: '65 ms, 3 ms jitter', path: { rttMs: 65, jitterMs: 3 } },
+    { id: 'hd-video-125j2', axis: 'mixed', value: 'video, 125 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 125, jitterMs: 2 } },
   ],
 });

@@ -29,5 +29,7 @@ export default defineGrid({
     // class would take them in (session 35: TCP-LP named BBRv3 at 0.85).
     { id: 'ho-rtt-80j2', axis: 'mixed', value: '80 ms, 2 ms jitter', path: { rttMs: 80, jitterMs: 2 } },
     { id: 'ho-video-80j1', axis: 'profile', value: 'video, 80 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 80, jitterMs: 1 }, runs: 1 },
+    // Chosen (session 47) on a new machine, before anything was measured on it or changed.
+    { id: 'ho-rtt-60j3', axis: 'mixed', value: '60 ms, 3 ms jitter', path: { rttMs: 60, jitterMs: 3 } },
   ],
 });

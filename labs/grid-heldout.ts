@@ -116,5 +116,9 @@ export default defineGrid({
     // version's visible-share doubt, Vegas's queue), before these were measured: Vegas and the
     // others behind `video`, where the queue rule reads.
     { id: 'h-video-60j2', axis: 'profile', value: 'video, 60 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 60, jitterMs: 2 } },
+    // Chosen (session 47) on a new machine, before anything was measured on it or changed: the
+    // shipped model's first look at a host it was never trained on, between trained distances.
+    { id: 'h-rtt-70j3', axis: 'mixed', value: '70 ms, 3 ms jitter', path: { rttMs: 70, jitterMs: 3 } },
+    { id: 'h-video-100j2', axis: 'profile', value: 'video, 100 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 2 } },
   ],
 });
