@@ -39,5 +39,7 @@ export default defineGrid({
     // Session 47, a new machine, chosen before anything was measured on it or changed.
     { id: 'hd-rtt-65j3', axis: 'mixed', value: '65 ms, 3 ms jitter', path: { rttMs: 65, jitterMs: 3 } },
     { id: 'hd-video-125j2', axis: 'mixed', value: 'video, 125 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 125, jitterMs: 2 } },
+    // Session 47, chosen with the `video` group at 115 ms (t17-video-115j2), before it was collected.
+    { id: 'hd-video-100j3', axis: 'mixed', value: 'video, 100 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 3 } },
   ],
 });

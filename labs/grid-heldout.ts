@@ -120,5 +120,9 @@ export default defineGrid({
     // shipped model's first look at a host it was never trained on, between trained distances.
     { id: 'h-rtt-70j3', axis: 'mixed', value: '70 ms, 3 ms jitter', path: { rttMs: 70, jitterMs: 3 } },
     { id: 'h-video-100j2', axis: 'profile', value: 'video, 100 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 2 } },
+    // Chosen (session 47) with the `video` group at 115 ms (labs/grid-far.ts far-video-115j2),
+    // before it was collected or trained: two distances its gap covers.
+    { id: 'h-video-105j1', axis: 'profile', value: 'video, 105 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 105, jitterMs: 1 } },
+    { id: 'h-video-135j2', axis: 'profile', value: 'video, 135 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 135, jitterMs: 2 } },
   ],
 });

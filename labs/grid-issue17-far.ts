@@ -24,5 +24,7 @@ export default defineGrid({
     { id: 't17-250j4', axis: 'mixed', value: '250 ms, 4 ms jitter', path: { rttMs: 250, jitterMs: 4 }, runs: 1 },
     { id: 't17-video-80j1', axis: 'profile', value: 'video, 80 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 80, jitterMs: 1 } },
     { id: 't17-video-150j3', axis: 'profile', value: 'video, 150 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 150, jitterMs: 3 }, runs: 1 },
+    // Session 47: the same gap for issue 17's senders (hd-video-95j3 read 4 of 15).
+    { id: 't17-video-115j2', axis: 'profile', value: 'video, 115 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 115, jitterMs: 2 } },
   ],
 });
