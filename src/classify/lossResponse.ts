@@ -8,6 +8,15 @@
  * "lost under 0.1%" instead of nothing, 3 right answers (Westwood, Veno) would have gone too.
  * The delay- and model-based controllers (Vegas, BBR, Copa, FAST) are not concerned: an unlossy
  * flat shape is their signature.
+ *
+ * Nor are they named from a flow that backed off while it lost and resent nothing (TCP, whose
+ * capture counts resends): those back-offs answered delay, not loss. WHY (session 47): lab Copa
+ * behind `video` 125 ms away (held-out hd-video-125j2) backed off 3 times, lost nothing and read
+ * Illinois at 0.86-0.96, 3 runs in 3; over the session's 290 stored flows the only ones to back
+ * off with nothing lost or resent were Copa (9), TCP-CDG (4) and BBRv3 (2), none a loss-based
+ * sender. A resend that was no loss (spurious, go-back-N) does move a loss-based window, so any
+ * resend keeps the answer; so does a capture that could not count them (QUIC, older traces). A
+ * loss-based sender on a path that marks ECN would back off without loss too: it reads Unknown.
  */
 import type { JsonObject } from './json.js';
 
@@ -16,6 +25,7 @@ export const BACKOFF_DEFINED: ReadonlySet<string> = new Set(['NewReno', 'CUBIC',
 interface LossLook {
   lostBytes: number | null;
   backoffsPer100Rtt: number | null;
+  needlessResendShare: number | null;
 }
 
 /** What the loss-based classifier's explain() output says of the flow's loss and back-offs. */
@@ -23,20 +33,32 @@ function lookOf(lossEvidence: JsonObject | undefined): LossLook | null {
   if (!lossEvidence) return null;
   const lost = lossEvidence.lostBytes;
   const backoffs = (lossEvidence.descriptor as { backoffsPer100Rtt?: unknown } | undefined)?.backoffsPer100Rtt;
+  const needless = lossEvidence.needlessResendShare;
   return {
     lostBytes: typeof lost === 'number' ? lost : null,
     backoffsPer100Rtt: typeof backoffs === 'number' && Number.isFinite(backoffs) ? backoffs : null,
+    needlessResendShare: typeof needless === 'number' ? needless : null,
   };
 }
 
 /**
  * Why this answer cannot stand (null: not such a controller, or some profile's trace lost bytes,
- * backed off, or could not count either): a flow verdict passes its own classifiers' explain()
- * output, a fused verdict each judged profile's (`evidence.classifiers`).
+ * or could not count its loss or back-offs, or backed off after a resend or where resends were
+ * not counted): a flow verdict passes its own classifiers' explain() output, a fused verdict each
+ * judged profile's (`evidence.classifiers`).
  */
 export function lossResponseWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (!BACKOFF_DEFINED.has(label)) return null;
   const looks = classifiers.map((c) => lookOf(c?.['loss-based']));
-  if (looks.length === 0 || looks.some((l) => l === null || l.lostBytes === null || l.backoffsPer100Rtt === null || l.lostBytes > 0 || l.backoffsPer100Rtt > 0)) return null;
-  return `${label} is told by its response to loss, and the flow lost nothing and never backed off after start-up: growth and level alone do not show it (a delay-based controller looks like this)`;
+  if (looks.length === 0) return null;
+  const lostNothing = (l: LossLook | null): l is LossLook & { backoffsPer100Rtt: number } => l !== null && l.lostBytes === 0 && l.backoffsPer100Rtt !== null;
+  if (!looks.every(lostNothing)) return null;
+  if (looks.every((l) => l.backoffsPer100Rtt === 0)) {
+    return `${label} is told by its response to loss, and the flow lost nothing and never backed off after start-up: growth and level alone do not show it (a delay-based controller looks like this)`;
+  }
+  // Lost nothing (lostBytes 0) and no needless resend either: the sender resent nothing at all.
+  if (looks.every((l) => l.needlessResendShare === 0)) {
+    return `${label} backs off on loss, and the flow backed off while it lost and resent nothing: its back-offs answered delay (a delay-based controller such as Copa or CDG does this)`;
+  }
+  return null;
 }

@@ -1,8 +1,11 @@
 /**
  * A controller told by its response to loss is not named from a flow that lost nothing and never
- * backed off after start-up (lossResponse.ts). The fixture: lab Copa behind `video` 30 ms away
- * (held-out hd-video-30), which read Illinois at 1.00 before the rule, and lab Illinois behind
- * `video` (a training round), which loses ~1.2% and backs off, and keeps its answer.
+ * backed off after start-up, nor from one that backed off while it lost and resent nothing
+ * (lossResponse.ts). The fixtures: lab Copa behind `video` 30 ms away (held-out hd-video-30),
+ * which read Illinois at 1.00 before the first rule, and lab Illinois behind `video` (a training
+ * round), which loses ~1.2% and backs off, and keeps its answer; lab Copa behind `video` 125 ms
+ * away (held-out hd-video-125j2), which backed off three times with nothing lost and read
+ * Illinois at 1.00, and lab Illinois and Westwood behind `video` 100 ms away (h-video-100j2).
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -16,9 +19,11 @@ import { shippedModel } from './shippedModel.js';
 const FIXTURE = new URL('../../fixtures/lab-series/no-loss-response.json.gz', import.meta.url);
 const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
 const flow = (label: string) => flows.find((f) => f.label === label)!;
-const look = (lostBytes: number | null, backoffsPer100Rtt: number | null): Record<string, JsonObject> => ({
-  'loss-based': { lostBytes, descriptor: { backoffsPer100Rtt } },
+const look = (lostBytes: number | null, backoffsPer100Rtt: number | null, needlessResendShare: number | null = null): Record<string, JsonObject> => ({
+  'loss-based': { lostBytes, needlessResendShare, descriptor: { backoffsPer100Rtt } },
 });
+const FAR_FIXTURE = new URL('../../fixtures/lab-series/delay-backoffs.json.gz', import.meta.url);
+const farFlows = (JSON.parse(gunzipSync(readFileSync(FAR_FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
 
 describe('no loss response, no loss-defined answer', () => {
   it('withholds a loss-defined controller only when every profile lost nothing and never backed off', () => {
@@ -31,6 +36,19 @@ describe('no loss response, no loss-defined answer', () => {
     // Delay- and model-based controllers: an unlossy flat shape is their signature.
     expect(lossResponseWithheld('Vegas', [look(0, 0)])).toBeNull();
     expect(lossResponseWithheld('BBRv1', [look(0, 0)])).toBeNull();
+  });
+
+  it('withholds one that backed off only when every profile lost and resent nothing', () => {
+    expect(lossResponseWithheld('Illinois', [look(0, 1.4, 0)])).toMatch(/Illinois backs off on loss, and the flow backed off while it lost and resent nothing/);
+    expect(lossResponseWithheld('Illinois', [look(0, 0, 0), look(0, 1.4, 0)])).toMatch(/backed off while it lost and resent nothing/);
+    // Resends that were no loss (spurious, go-back-N) move a loss-based window too.
+    expect(lossResponseWithheld('Illinois', [look(0, 1.4, 1)])).toBeNull();
+    expect(lossResponseWithheld('Illinois', [look(0, 1.4, 0), look(0, 2, 0.5)])).toBeNull();
+    // Resends not counted (QUIC, older traces): nothing to hold against the answer.
+    expect(lossResponseWithheld('Illinois', [look(0, 1.4)])).toBeNull();
+    expect(lossResponseWithheld('Illinois', [look(0, 1.4, 0), look(1448, 2, 0)])).toBeNull();
+    expect(lossResponseWithheld('Copa', [look(0, 1.4, 0)])).toBeNull();
+    expect(lossResponseWithheld('BBRv3', [look(0, 6, 0)])).toBeNull();
   });
 
   const model = shippedModel();
@@ -52,5 +70,28 @@ describe('no loss response, no loss-defined answer', () => {
     expect(illinois.loss!.lostBytes).toBeGreaterThan(0);
     expect(classifyFlow(illinois, model).label).toBe('Illinois');
     expect(fuseProfiles([classifyFlow(illinois, model)], { calibration: model.calibration }).label).toBe('Illinois');
+  });
+
+  it('lab Copa behind video 125 ms away, which backed off with nothing lost or resent, is not named a loss-based controller', () => {
+    const copas = farFlows.filter((f) => f.label === 'Copa');
+    expect(copas.length).toBeGreaterThan(0);
+    for (const f of copas) {
+      const s = toSeries(f);
+      expect(s.loss!.lostBytes).toBe(0);
+      expect(s.conditions!.needlessResendShare).toBe(0);
+      const v = classifyFlow(s, model);
+      expect(v.label).toBe('Unknown');
+      expect(v.reason).toMatch(/backs off on loss, and the flow backed off while it lost and resent nothing.*the learned shape said/);
+      expect(fuseProfiles([v], { calibration: model.calibration }).label).toBe('Unknown');
+    }
+  });
+
+  it('lab Illinois and Westwood behind video 100 ms away, which lost and backed off, keep their answers', () => {
+    for (const label of ['Illinois', 'Westwood']) {
+      const f = farFlows.find((x) => x.label === label)!;
+      const s = toSeries(f);
+      expect(s.loss!.lostBytes).toBeGreaterThan(0);
+      expect(fuseProfiles([classifyFlow(s, model)], { calibration: model.calibration }).label).toBe(label);
+    }
   });
 });
