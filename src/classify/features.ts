@@ -38,10 +38,10 @@ export interface FlowFeatures {
   /** The transport that carried the flow, when the series says. */
   transport: 'tcp' | 'quic' | null;
   /**
-   * TCP: share of the sender's resent segments that were not losses (series conditions); 0 with
-   * no loss counted means it resent nothing at all. Null when the capture did not measure it.
+   * TCP: segments the sender resent over the whole capture (series conditions), so 0 holds for
+   * any cut of it too. Null when the capture did not count them (QUIC, older traces).
    */
-  needlessResendShare: number | null;
+  resentPackets: number | null;
   /**
    * The pipe the capture measured (series conditions): the BDP in the flow's own segments and
    * that segment size, so a level in bytes reads as packets queued above the BDP. Null when the
@@ -94,7 +94,7 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     shape,
     loss: series.loss ?? null,
     transport: series.transport ?? null,
-    needlessResendShare: series.conditions?.needlessResendShare ?? null,
+    resentPackets: series.conditions?.resentPackets ?? null,
     pipe: pipeOf(series),
     // A model whose pipeline already adds the hidden part back (path.invisiblePipe) must not add it twice.
     hiddenPath: cfg.path?.invisiblePipe ? null : hiddenPathOf(series.conditions),

@@ -9,14 +9,16 @@
  * The delay- and model-based controllers (Vegas, BBR, Copa, FAST) are not concerned: an unlossy
  * flat shape is their signature.
  *
- * Nor are they named from a flow that backed off while it lost and resent nothing (TCP, whose
- * capture counts resends): those back-offs answered delay, not loss. WHY (session 47): lab Copa
- * behind `video` 125 ms away (held-out hd-video-125j2) backed off 3 times, lost nothing and read
- * Illinois at 0.86-0.96, 3 runs in 3; over the session's 290 stored flows the only ones to back
- * off with nothing lost or resent were Copa (9), TCP-CDG (4) and BBRv3 (2), none a loss-based
- * sender. A resend that was no loss (spurious, go-back-N) does move a loss-based window, so any
- * resend keeps the answer; so does a capture that could not count them (QUIC, older traces). A
- * loss-based sender on a path that marks ECN would back off without loss too: it reads Unknown.
+ * Nor are they named from a TCP flow that backed off while it lost and resent nothing: no response
+ * to loss is shown. WHY (session 47): lab Copa behind `video` 125 ms away (held-out hd-video-125j2)
+ * backed off 3 times, lost nothing and read Illinois (calibrated 0.86-0.96), 3 runs in 3; over the
+ * session's 290 stored flows the only ones to back off with nothing lost or resent were Copa (9),
+ * TCP-CDG (4) and BBRv3 (2), none a loss-based sender. Resends are counted over the whole capture
+ * as they pass it (FlowConditions.resentPackets), not when they are resolved as losses, so a cut or
+ * growing trace never reads "resent nothing" while a resend it holds is still unresolved. Any
+ * resend, even one that was no loss (spurious, go-back-N), keeps the answer: it moves a loss-based
+ * window too; so does a capture that did not count them (QUIC, older traces). A loss-based sender
+ * behind a path that marks ECN backs off without loss as well: it reads Unknown here.
  */
 import type { JsonObject } from './json.js';
 
@@ -25,7 +27,7 @@ export const BACKOFF_DEFINED: ReadonlySet<string> = new Set(['NewReno', 'CUBIC',
 interface LossLook {
   lostBytes: number | null;
   backoffsPer100Rtt: number | null;
-  needlessResendShare: number | null;
+  resentPackets: number | null;
 }
 
 /** What the loss-based classifier's explain() output says of the flow's loss and back-offs. */
@@ -33,32 +35,31 @@ function lookOf(lossEvidence: JsonObject | undefined): LossLook | null {
   if (!lossEvidence) return null;
   const lost = lossEvidence.lostBytes;
   const backoffs = (lossEvidence.descriptor as { backoffsPer100Rtt?: unknown } | undefined)?.backoffsPer100Rtt;
-  const needless = lossEvidence.needlessResendShare;
+  const resent = lossEvidence.resentPackets;
   return {
     lostBytes: typeof lost === 'number' ? lost : null,
     backoffsPer100Rtt: typeof backoffs === 'number' && Number.isFinite(backoffs) ? backoffs : null,
-    needlessResendShare: typeof needless === 'number' ? needless : null,
+    resentPackets: typeof resent === 'number' ? resent : null,
   };
 }
 
 /**
- * Why this answer cannot stand (null: not such a controller, or some profile's trace lost bytes,
- * or could not count its loss or back-offs, or backed off after a resend or where resends were
- * not counted): a flow verdict passes its own classifiers' explain() output, a fused verdict each
- * judged profile's (`evidence.classifiers`).
+ * Why this answer cannot stand (null: not such a controller, or some profile's trace lost bytes or
+ * could not count its loss or back-offs, or some profile that backed off resent something or did
+ * not count its resends): a flow verdict passes its own classifiers' explain() output, a fused
+ * verdict each judged profile's (`evidence.classifiers`).
  */
 export function lossResponseWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (!BACKOFF_DEFINED.has(label)) return null;
   const looks = classifiers.map((c) => lookOf(c?.['loss-based']));
   if (looks.length === 0) return null;
-  const lostNothing = (l: LossLook | null): l is LossLook & { backoffsPer100Rtt: number } => l !== null && l.lostBytes === 0 && l.backoffsPer100Rtt !== null;
-  if (!looks.every(lostNothing)) return null;
+  const measuredNoLoss = (l: LossLook | null): l is LossLook & { backoffsPer100Rtt: number } => l !== null && l.lostBytes === 0 && l.backoffsPer100Rtt !== null;
+  if (!looks.every(measuredNoLoss)) return null;
   if (looks.every((l) => l.backoffsPer100Rtt === 0)) {
     return `${label} is told by its response to loss, and the flow lost nothing and never backed off after start-up: growth and level alone do not show it (a delay-based controller looks like this)`;
   }
-  // Lost nothing (lostBytes 0) and no needless resend either: the sender resent nothing at all.
-  if (looks.every((l) => l.needlessResendShare === 0)) {
-    return `${label} backs off on loss, and the flow backed off while it lost and resent nothing: its back-offs answered delay (a delay-based controller such as Copa or CDG does this)`;
+  if (looks.every((l) => l.resentPackets === 0)) {
+    return `${label} backs off on loss, and the flow backed off while it lost and resent nothing: no response to loss is shown (delay-based controllers such as Copa or TCP-CDG back off like this)`;
   }
   return null;
 }

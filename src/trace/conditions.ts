@@ -76,6 +76,7 @@ export function flowConditions(c: ConditionInputs): FlowConditions {
     // Six places: against a large window (envelope.ts upstreamLossAgainstWindow) one in 10^5 matters.
     upstreamLossShare: tcp ? round(tcp.dataBytes + tcp.upstreamLostBytes > 0 ? tcp.upstreamLostBytes / (tcp.dataBytes + tcp.upstreamLostBytes) : 0, 6) : null,
     needlessResendShare: tcp ? round(tcp.retransmittedPackets > 0 ? tcp.needlessResends / tcp.retransmittedPackets : 0, 3) : null,
+    resentPackets: tcp ? tcp.retransmittedPackets : null,
     bifMethod: c.bifMethod,
   };
 }

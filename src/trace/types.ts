@@ -64,6 +64,11 @@ export interface FlowConditions {
   /** TCP: share of the resent segments that were not losses (go-back-N after a timeout, spurious). */
   needlessResendShare: number | null;
   /**
+   * TCP: segments the sender resent over the whole capture, counted as they pass the capture point
+   * (a cut or growing trace's count never exceeds it). Absent in conditions recorded before it.
+   */
+  resentPackets?: number | null;
+  /**
    * How bytes in flight were read: 'exact' (TCP sequence and ACK numbers; QUIC decrypted with the
    * key log), 'replayed' (QUIC through a replay of a known bottleneck), 'estimated' (QUIC by
    * Nebby's heuristic: no keys, no known bottleneck). Absent in conditions recorded before it.

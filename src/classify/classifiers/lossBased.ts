@@ -304,7 +304,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
       descriptor,
       segmentBytes: features.segmentBytes,
       lostBytes: features.loss ? features.loss.lostBytes : null,
-      needlessResendShare: jsonNumber(features.needlessResendShare ?? NaN),
+      resentPackets: features.resentPackets,
       linkIdleShare: jsonNumber(linkIdleShare(features) ?? NaN),
       ...senderWindowEvidence(features),
       ...(p && Object.keys(p.idleBeyond).length ? { idleBeyond: Object.fromEntries(Object.entries(p.idleBeyond).map(([k, v]) => [k, { share: jsonNumber(v.share), trained: jsonNumber(v.trained) }])) } : {}),

@@ -4,8 +4,9 @@
  * (lossResponse.ts). The fixtures: lab Copa behind `video` 30 ms away (held-out hd-video-30),
  * which read Illinois at 1.00 before the first rule, and lab Illinois behind `video` (a training
  * round), which loses ~1.2% and backs off, and keeps its answer; lab Copa behind `video` 125 ms
- * away (held-out hd-video-125j2), which backed off three times with nothing lost and read
- * Illinois at 1.00, and lab Illinois and Westwood behind `video` 100 ms away (h-video-100j2).
+ * away (held-out hd-video-125j2), which backed off three times with nothing lost or resent and read
+ * Illinois (raw 1.00, calibrated 0.86-0.96), and lab Illinois and Westwood behind `video` 100 ms
+ * away (h-video-100j2), which lost and backed off.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -19,8 +20,8 @@ import { shippedModel } from './shippedModel.js';
 const FIXTURE = new URL('../../fixtures/lab-series/no-loss-response.json.gz', import.meta.url);
 const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
 const flow = (label: string) => flows.find((f) => f.label === label)!;
-const look = (lostBytes: number | null, backoffsPer100Rtt: number | null, needlessResendShare: number | null = null): Record<string, JsonObject> => ({
-  'loss-based': { lostBytes, needlessResendShare, descriptor: { backoffsPer100Rtt } },
+const look = (lostBytes: number | null, backoffsPer100Rtt: number | null, resentPackets: number | null = null): Record<string, JsonObject> => ({
+  'loss-based': { lostBytes, resentPackets, descriptor: { backoffsPer100Rtt } },
 });
 const FAR_FIXTURE = new URL('../../fixtures/lab-series/delay-backoffs.json.gz', import.meta.url);
 const farFlows = (JSON.parse(gunzipSync(readFileSync(FAR_FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
@@ -41,9 +42,10 @@ describe('no loss response, no loss-defined answer', () => {
   it('withholds one that backed off only when every profile lost and resent nothing', () => {
     expect(lossResponseWithheld('Illinois', [look(0, 1.4, 0)])).toMatch(/Illinois backs off on loss, and the flow backed off while it lost and resent nothing/);
     expect(lossResponseWithheld('Illinois', [look(0, 0, 0), look(0, 1.4, 0)])).toMatch(/backed off while it lost and resent nothing/);
-    // Resends that were no loss (spurious, go-back-N) move a loss-based window too.
+    // A resend keeps the answer: one that was no loss (spurious, go-back-N) moves a loss-based
+    // window too, and one a cut or growing trace has not yet resolved as a loss is a loss to come.
     expect(lossResponseWithheld('Illinois', [look(0, 1.4, 1)])).toBeNull();
-    expect(lossResponseWithheld('Illinois', [look(0, 1.4, 0), look(0, 2, 0.5)])).toBeNull();
+    expect(lossResponseWithheld('Illinois', [look(0, 1.4, 0), look(0, 2, 3)])).toBeNull();
     // Resends not counted (QUIC, older traces): nothing to hold against the answer.
     expect(lossResponseWithheld('Illinois', [look(0, 1.4)])).toBeNull();
     expect(lossResponseWithheld('Illinois', [look(0, 1.4, 0), look(1448, 2, 0)])).toBeNull();
@@ -78,7 +80,7 @@ describe('no loss response, no loss-defined answer', () => {
     for (const f of copas) {
       const s = toSeries(f);
       expect(s.loss!.lostBytes).toBe(0);
-      expect(s.conditions!.needlessResendShare).toBe(0);
+      expect(s.conditions!.resentPackets).toBe(0);
       const v = classifyFlow(s, model);
       expect(v.label).toBe('Unknown');
       expect(v.reason).toMatch(/backs off on loss, and the flow backed off while it lost and resent nothing.*the learned shape said/);
@@ -93,5 +95,16 @@ describe('no loss response, no loss-defined answer', () => {
       expect(s.loss!.lostBytes).toBeGreaterThan(0);
       expect(fuseProfiles([classifyFlow(s, model)], { calibration: model.calibration }).label).toBe(label);
     }
+  });
+
+  it('a trace whose losses are not yet booked (a cut, a growing trace) keeps a loss-based answer: its resends were counted as they passed', () => {
+    const s = toSeries(farFlows.find((x) => x.label === 'Illinois')!);
+    expect(s.conditions!.resentPackets).toBeGreaterThan(0);
+    const unbooked = { ...s, loss: { sentBytes: s.loss!.sentBytes, lostBytes: 0 } };
+    const explained = classifyFlow(unbooked, model).evidence!.classifiers;
+    expect(explained['loss-based'].lostBytes).toBe(0);
+    expect(lossResponseWithheld('Illinois', [explained])).toBeNull();
+    // The same evidence with nothing resent would be withheld.
+    expect(lossResponseWithheld('Illinois', [{ ...explained, 'loss-based': { ...explained['loss-based'], resentPackets: 0 } }])).toMatch(/lost and resent nothing/);
   });
 });

@@ -29,6 +29,7 @@ describe('the conditions a capture shows of itself', () => {
     expect(c.reorderShare).toBeCloseTo(0.01);
     expect(c.upstreamLossShare).toBeCloseTo(880 / 88880, 4);
     expect(c.needlessResendShare).toBeCloseTo(0.25);
+    expect(c.resentPackets).toBe(20);
     // 200 kbit/s on the wire, 88-byte payloads in 154-byte frames: 114 kbit/s of payload, BDP 16 segments at 100 ms.
     const k = withKnownBottleneck(c, 200);
     expect(k.deliveryKbit).toBeCloseTo(114.3, 0);
@@ -41,6 +42,7 @@ describe('the conditions a capture shows of itself', () => {
     expect(read.reorderShare).toBeCloseTo(0.05);
     expect(read.upstreamLossShare).toBeNull();
     expect(read.needlessResendShare).toBeNull();
+    expect(read.resentPackets).toBeNull();
     expect(flowConditions({ ...base, bifMethod: 'estimated' }).reorderShare).toBeNull();
   });
 
