@@ -11,11 +11,11 @@
  *
  * Nor are they named from a TCP flow that backed off while it lost and resent nothing: no response
  * to loss is shown. WHY (session 47): lab Copa behind `video` 125 ms away (held-out hd-video-125j2)
- * backed off 3 times, lost nothing and read Illinois (calibrated 0.86-0.96), 3 runs in 3; over the
- * session's 290 stored flows the only ones to back off with nothing lost or resent were Copa (9),
- * TCP-CDG (4) and BBRv3 (2), none a loss-based sender. Resends are counted over the whole capture
- * as they pass it (FlowConditions.resentPackets), not when they are resolved as losses, so a cut or
- * growing trace never reads "resent nothing" while a resend it holds is still unresolved. Any
+ * backed off 3 times, lost nothing and read Illinois (calibrated 0.86-0.96), 3 runs in 3; of the
+ * session's 257 flows the only ones to back off with nothing lost or resent were Copa (12) and
+ * TCP-CDG (5), none a loss-based sender. Resends are counted as they pass the capture point
+ * (FlowConditions.resentPackets, gap-filling ones included), not when they are resolved as losses,
+ * so a cut or growing trace never reads "resent nothing" while a resend it holds is unresolved. Any
  * resend, even one that was no loss (spurious, go-back-N), keeps the answer: it moves a loss-based
  * window too; so does a capture that did not count them (QUIC, older traces). A loss-based sender
  * behind a path that marks ECN backs off without loss as well: it reads Unknown here.

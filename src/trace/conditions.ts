@@ -48,7 +48,7 @@ export interface ConditionInputs {
   opening: { serverSeconds: number; clientSeconds: number } | null;
   /** Delivered payload bytes per second at the busiest, or null. */
   deliveryBytesPerSecond: number | null;
-  tcp?: { dataPackets: number; dataBytes: number; reorderedPackets: number; upstreamLostBytes: number; retransmittedPackets: number; needlessResends: number };
+  tcp?: { dataPackets: number; dataBytes: number; reorderedPackets: number; upstreamLostBytes: number; upstreamLostPackets: number; retransmittedPackets: number; needlessResends: number };
   /** QUIC with its packets read (key log): the server's packets and those seen after a higher-numbered one. */
   quic?: { sentPackets: number; reorderedPackets: number };
   bifMethod: NonNullable<FlowConditions['bifMethod']>;
@@ -76,7 +76,8 @@ export function flowConditions(c: ConditionInputs): FlowConditions {
     // Six places: against a large window (envelope.ts upstreamLossAgainstWindow) one in 10^5 matters.
     upstreamLossShare: tcp ? round(tcp.dataBytes + tcp.upstreamLostBytes > 0 ? tcp.upstreamLostBytes / (tcp.dataBytes + tcp.upstreamLostBytes) : 0, 6) : null,
     needlessResendShare: tcp ? round(tcp.retransmittedPackets > 0 ? tcp.needlessResends / tcp.retransmittedPackets : 0, 3) : null,
-    resentPackets: tcp ? tcp.retransmittedPackets : null,
+    // A resend that filled a gap (a loss before the capture point) is a resend too.
+    resentPackets: tcp ? tcp.retransmittedPackets + tcp.upstreamLostPackets : null,
     bifMethod: c.bifMethod,
   };
 }

@@ -281,7 +281,7 @@ export class TraceBuilder {
     const conditions = flowConditions({
       transport: 'tcp', segmentBytes: stats.mss, sack: conn.sackNegotiated() ?? (stats.sackUsed ? true : null),
       rttSeconds: rtt.medianSeconds, minRttSeconds: rtt.minSeconds, opening: base.openingRtt ?? null, deliveryBytesPerSecond: rate,
-      tcp: { dataPackets: stats.dataPackets, dataBytes: stats.dataBytes, reorderedPackets: stats.reorderedPackets, upstreamLostBytes: stats.upstreamLostBytes,
+      tcp: { dataPackets: stats.dataPackets, dataBytes: stats.dataBytes, reorderedPackets: stats.reorderedPackets, upstreamLostBytes: stats.upstreamLostBytes, upstreamLostPackets: stats.upstreamLostPackets,
         retransmittedPackets: stats.retransmittedPackets, needlessResends: stats.needlessRetransmissions + stats.spuriousRetransmissions },
       bifMethod: 'exact',
     });

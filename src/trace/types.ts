@@ -64,8 +64,10 @@ export interface FlowConditions {
   /** TCP: share of the resent segments that were not losses (go-back-N after a timeout, spurious). */
   needlessResendShare: number | null;
   /**
-   * TCP: segments the sender resent over the whole capture, counted as they pass the capture point
-   * (a cut or growing trace's count never exceeds it). Absent in conditions recorded before it.
+   * TCP: segments the sender resent, counted as they pass the capture point (those that filled a
+   * gap, a loss before it, included). A series cut from a longer trace keeps the whole trace's
+   * count, never below the cut's. Not seen: resends of bytes sent before the capture began, and a
+   * gap filled before the RTT is known that reads as reordering. Absent in conditions recorded before it.
    */
   resentPackets?: number | null;
   /**

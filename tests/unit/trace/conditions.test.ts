@@ -23,13 +23,13 @@ describe('the conditions a capture shows of itself', () => {
   it('derives BDP in segments from the delivery rate and the minimum RTT, and a known bottleneck replaces a paused flow rate', () => {
     const c = flowConditions({
       transport: 'tcp', segmentBytes: 88, sack: true, rttSeconds: 0.25, minRttSeconds: 0.1, opening: { serverSeconds: 0.01, clientSeconds: 0.1 },
-      deliveryBytesPerSecond: 5000, bifMethod: 'exact', tcp: { dataPackets: 1000, dataBytes: 88000, reorderedPackets: 10, upstreamLostBytes: 880, retransmittedPackets: 20, needlessResends: 5 },
+      deliveryBytesPerSecond: 5000, bifMethod: 'exact', tcp: { dataPackets: 1000, dataBytes: 88000, reorderedPackets: 10, upstreamLostBytes: 880, upstreamLostPackets: 10, retransmittedPackets: 20, needlessResends: 5 },
     });
     expect(c.bdpPackets).toBeCloseTo(5.7, 1);
     expect(c.reorderShare).toBeCloseTo(0.01);
     expect(c.upstreamLossShare).toBeCloseTo(880 / 88880, 4);
     expect(c.needlessResendShare).toBeCloseTo(0.25);
-    expect(c.resentPackets).toBe(20);
+    expect(c.resentPackets).toBe(30); // 20 resends seen twice, 10 that filled a gap
     // 200 kbit/s on the wire, 88-byte payloads in 154-byte frames: 114 kbit/s of payload, BDP 16 segments at 100 ms.
     const k = withKnownBottleneck(c, 200);
     expect(k.deliveryKbit).toBeCloseTo(114.3, 0);

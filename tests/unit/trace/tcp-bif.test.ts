@@ -225,6 +225,8 @@ describe('TCP bytes in flight', () => {
     expect(f.tcp!.server).toMatchObject({ retransmittedPackets: 0, reorderedPackets: 1, upstreamLostPackets: 1, upstreamLostBytes: 1000 });
     // The sender lost 1000 of the 6000 bytes it put on the wire (the capture saw 5000 of them).
     expect(f.series!.loss).toMatchObject({ sentBytes: 6000, lostBytes: 1000 });
+    // Its resend, which filled the gap, is one the sender made; the reordered segment is none.
+    expect(f.series!.conditions!.resentPackets).toBe(1);
   });
 
   it('counts as lost only the retransmissions the receiver waited for: a go-back-N resend after a timeout is not a loss (SACK off)', () => {
