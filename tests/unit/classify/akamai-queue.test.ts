@@ -5,16 +5,14 @@
  * (grid video-rtt0) that read AkamaiCC-like at 0.94 before the check, and a lab FAST
  * measurement through both Nebby profiles (issue 17's round q12).
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { toSeries } from '../../../src/train/dataset.js';
 import type { BifSeries } from '../../../src/trace/types.js';
+import { labSeriesFlows } from './labSeriesFlows.js';
 import { shippedModel } from './shippedModel.js';
 
-const FIXTURE = new URL('../../fixtures/lab-series/vegas-held-level.json.gz', import.meta.url);
-const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+const flows = labSeriesFlows('vegas-held-level.json.gz');
 const akamaiOf = (v: ReturnType<typeof classifyFlow>) => (v.evidence as { classifiers?: Record<string, Record<string, unknown>> } | undefined)?.classifiers?.akamai;
 
 describe('the queue a held flat level keeps', () => {

@@ -5,19 +5,17 @@
  * and two lab Westwood flows that must keep their answer: one behind `video` (a training round) and
  * one through nebby-100 with the server 150 ms away, the idlest Westwood the stored sets hold.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles, type Model } from '../../../src/classify/index.js';
 import { linkIdleMaxima, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
 import { extractFlowFeatures, type FlowFeatures } from '../../../src/classify/features.js';
 import { LINK_IDLE_BELOW_BDP, linkIdleShare } from '../../../src/classify/linkIdle.js';
 import { spliceModels } from '../../../src/classify/splice.js';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { toSeries } from '../../../src/train/dataset.js';
+import { labSeriesFlows } from './labSeriesFlows.js';
 import { shippedModel, withoutGroups } from './shippedModel.js';
 
-const FIXTURE = new URL('../../fixtures/lab-series/link-idle.json.gz', import.meta.url);
-const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+const flows = labSeriesFlows('link-idle.json.gz');
 const flow = (label: string, profile: string) => flows.find((f) => f.label === label && f.profile === profile)!;
 const lossEvidence = (v: ReturnType<typeof classifyFlow>) =>
   (v.evidence as { classifiers?: Record<string, Record<string, unknown>> } | undefined)?.classifiers?.['loss-based'];

@@ -7,26 +7,22 @@
  * its nebby-50 flow (raw 0.88, calibrated 0.68), so the measurement is Unknown there; the rule is
  * checked on the model without them.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { loneAnswerConfidence, loneProfileDoubt } from '../../../src/classify/fusion.js';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { toSeries } from '../../../src/train/dataset.js';
+import { labSeriesFlows, type ProfileFlow } from './labSeriesFlows.js';
 import { shippedModel, withoutGroups } from './shippedModel.js';
 import type { Model } from '../../../src/classify/model.js';
 import { verdictSchema, type Verdict } from '../../../src/classify/verdict.js';
 
-type ProfileFlow = DatasetEntry & { profile: string };
-const flowsOf = (name: string): ProfileFlow[] =>
-  (JSON.parse(gunzipSync(readFileSync(new URL(`../../fixtures/lab-series/${name}`, import.meta.url))).toString('utf8')) as { flows: ProfileFlow[] }).flows;
 /** Each profile's flow of a fixture, classified by `model`. */
 const judgedByProfile = (flows: ProfileFlow[], model: Model) => {
   const verdicts = flows.map((f) => ({ profile: f.profile, v: classifyFlow(toSeries(f), model) }));
   return (name: string) => verdicts.find((x) => x.profile === name)!.v;
 };
 
-const flows = flowsOf('bbr2-lone-profile.json.gz');
+const flows = labSeriesFlows('bbr2-lone-profile.json.gz');
 
 describe('loneAnswerConfidence', () => {
   const p = (label: string, confidence: number) => ({ label, confidence });
@@ -85,7 +81,7 @@ describe('a lone profile\'s answer, fused', () => {
 });
 
 describe('a lone answer another profile\'s shape contradicts', () => {
-  const far = flowsOf('far-veno-110j5.json.gz');
+  const far = labSeriesFlows('far-veno-110j5.json.gz');
   const model = shippedModel();
   const byProfile = judgedByProfile(far, model);
 

@@ -8,23 +8,20 @@
  * Illinois (raw 1.00, calibrated 0.86-0.96), and lab Illinois and Westwood behind `video` 100 ms
  * away (h-video-100j2), which lost and backed off.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { lossResponseWithheld } from '../../../src/classify/lossResponse.js';
 import type { JsonObject } from '../../../src/classify/json.js';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { toSeries } from '../../../src/train/dataset.js';
+import { labSeriesFlows } from './labSeriesFlows.js';
 import { shippedModel } from './shippedModel.js';
 
-const FIXTURE = new URL('../../fixtures/lab-series/no-loss-response.json.gz', import.meta.url);
-const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+const flows = labSeriesFlows('no-loss-response.json.gz');
 const flow = (label: string) => flows.find((f) => f.label === label)!;
 const look = (lostBytes: number | null, backoffsPer100Rtt: number | null, resentPackets: number | null = null): Record<string, JsonObject> => ({
   'loss-based': { lostBytes, resentPackets, descriptor: { backoffsPer100Rtt } },
 });
-const FAR_FIXTURE = new URL('../../fixtures/lab-series/delay-backoffs.json.gz', import.meta.url);
-const farFlows = (JSON.parse(gunzipSync(readFileSync(FAR_FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+const farFlows = labSeriesFlows('delay-backoffs.json.gz');
 
 describe('no loss response, no loss-defined answer', () => {
   it('withholds a loss-defined controller only when every profile lost nothing and never backed off', () => {

@@ -9,15 +9,13 @@
  * the fusion rule is checked with nebby-50 judged by the session-30 drain rule (share <= 10% of
  * a >= 20-packet peak), which reproduces the trace that lacked the signature.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { toSeries } from '../../../src/train/dataset.js';
+import { labSeriesFlows } from './labSeriesFlows.js';
 import { shippedModel } from './shippedModel.js';
 
-const FIXTURE = new URL('../../fixtures/lab-series/bbr-video-one-backed.json.gz', import.meta.url);
-const flows = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { flows: Array<DatasetEntry & { profile: string }> }).flows;
+const flows = labSeriesFlows('bbr-video-one-backed.json.gz');
 
 describe('BBRv1\'s signature shared across profiles', () => {
   const model = shippedModel();
