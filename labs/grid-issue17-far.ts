@@ -26,5 +26,9 @@ export default defineGrid({
     { id: 't17-video-150j3', axis: 'profile', value: 'video, 150 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 150, jitterMs: 3 }, runs: 1 },
     // Session 47: the same gap for issue 17's senders (hd-video-95j3 read 4 of 15).
     { id: 't17-video-115j2', axis: 'profile', value: 'video, 115 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 115, jitterMs: 2 } },
+    // Session 48: behind `video` BBRv2 read as Vegas and BBRv3 outside every shape held out at 100-140
+    // ms (session 47 rounds A-C): two more distances, three runs each for the spread.
+    { id: 't17-video-105j1', axis: 'profile', value: 'video, 105 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 105, jitterMs: 1 }, runs: 3 },
+    { id: 't17-video-135j1', axis: 'profile', value: 'video, 135 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 135, jitterMs: 1 }, runs: 3 },
   ],
 });
