@@ -51,5 +51,9 @@ export default defineGrid({
     { id: 'hd-video-90j2', axis: 'mixed', value: 'video, 90 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 90, jitterMs: 2 } },
     { id: 'hd-video-160j2', axis: 'mixed', value: 'video, 160 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 160, jitterMs: 2 } },
     { id: 'hd-rtt-120j3', axis: 'mixed', value: '120 ms, 3 ms jitter', path: { rttMs: 120, jitterMs: 3 } },
+    // Session 48, round F: chosen after round E showed BBRv3 named BBRv2 behind nebby-100 at 120 ms and
+    // before the nebby groups at 110 ms (t17-110j2) were collected.
+    { id: 'hd-rtt-90j1', axis: 'mixed', value: '90 ms, 1 ms jitter', path: { rttMs: 90, jitterMs: 1 } },
+    { id: 'hd-rtt-130j4', axis: 'mixed', value: '130 ms, 4 ms jitter', path: { rttMs: 130, jitterMs: 4 } },
   ],
 });

@@ -30,5 +30,8 @@ export default defineGrid({
     // ms (session 47 rounds A-C): two more distances, three runs each for the spread.
     { id: 't17-video-105j1', axis: 'profile', value: 'video, 105 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 105, jitterMs: 1 }, runs: 3 },
     { id: 't17-video-135j1', axis: 'profile', value: 'video, 135 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 135, jitterMs: 1 }, runs: 3 },
+    // Session 48: behind nebby-100 BBRv3 read BBRv2 at 0.86-0.97 held out at 100 and 120 ms
+    // (hd-rtt-100j4, hd-rtt-120j3), between the trained 80 and 150 ms.
+    { id: 't17-110j2', axis: 'mixed', value: '110 ms, 2 ms jitter', path: { rttMs: 110, jitterMs: 2 } },
   ],
 });
