@@ -132,5 +132,7 @@ export default defineGrid({
     { id: 'h-video-85j3', axis: 'profile', value: 'video, 85 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 85, jitterMs: 3 } },
     // Session 48, round E (as labs/grid-heldout-delay.ts): chosen before anything was changed or measured.
     { id: 'h-video-115j3', axis: 'profile', value: 'video, 115 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 115, jitterMs: 3 } },
+    // Session 48, round G (as labs/grid-heldout-delay.ts).
+    { id: 'h-rtt-55j2', axis: 'mixed', value: '55 ms, 2 ms jitter', path: { rttMs: 55, jitterMs: 2 } },
   ],
 });
