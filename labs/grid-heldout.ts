@@ -134,5 +134,7 @@ export default defineGrid({
     { id: 'h-video-115j3', axis: 'profile', value: 'video, 115 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 115, jitterMs: 3 } },
     // Session 48, round G (as labs/grid-heldout-delay.ts).
     { id: 'h-rtt-55j2', axis: 'mixed', value: '55 ms, 2 ms jitter', path: { rttMs: 55, jitterMs: 2 } },
+    // Session 48, round H (as labs/grid-heldout-delay.ts).
+    { id: 'h-video-95j1', axis: 'profile', value: 'video, 95 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 95, jitterMs: 1 } },
   ],
 });
