@@ -40,19 +40,20 @@ describe('lab flows behind video, shipped model', () => {
   // model less session 48's `video` groups of issue 17's senders at 105 and 135 ms, which now fit
   // the flow's shape as BBRv2's.
   const model = withoutGroups(shipped, /\.g17-video-(105|135)j1$/);
+  const bbr2Flow = toSeries(entries.find((e) => e.origin === 'tcp-bbr2')!);
 
   it('does not name the BBRv2 flow cruising at the BDP Vegas, and says why', () => {
-    const v = classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-bbr2')!), model);
+    const v = classifyFlow(bbr2Flow, model);
     expect(v.label).toBe('Unknown');
     expect(v.reason).toMatch(/Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept 0\.\d/);
   });
 
   it('with the video groups at 105 and 135 ms, finds the flow\'s shape BBRv2\'s instead', () => {
-    expect(classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-bbr2')!), shipped).label).toBe('BBRv2');
+    expect(classifyFlow(bbr2Flow, shipped).label).toBe('BBRv2');
   });
 
   it('withholds a fused Vegas whose profiles all kept no queue, not one a profile with the queue backs', () => {
-    const bbr2 = classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-bbr2')!), model);
+    const bbr2 = classifyFlow(bbr2Flow, model);
     const vegas = classifyFlow(toSeries(entries.find((e) => e.origin === 'tcp-vegas')!), model);
     const asVegas = (v: typeof bbr2) => ({ ...v, label: 'Vegas', kind: 'cca' as const, confidence: 0.99 });
     expect(fuseProfiles([asVegas(bbr2), asVegas(bbr2)]).reason).toMatch(/Vegas keeps 2-4 packets queued/);
