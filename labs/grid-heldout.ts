@@ -136,5 +136,14 @@ export default defineGrid({
     { id: 'h-rtt-55j2', axis: 'mixed', value: '55 ms, 2 ms jitter', path: { rttMs: 55, jitterMs: 2 } },
     // Session 48, round H (as labs/grid-heldout-delay.ts).
     { id: 'h-video-95j1', axis: 'profile', value: 'video, 95 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 95, jitterMs: 1 } },
+    // Session 49, round I: chosen before anything was measured or changed this session. The axes the
+    // recent rounds left alone (ACK handling, buffer, segments, bottleneck rate, cross traffic), each
+    // combined with a distance and jitter no training condition has.
+    { id: 'h-ackagg15-70j2', axis: 'mixed', value: 'ACKs aggregated every 15 ms, 70 ms, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { ackAggregationMs: 15 } },
+    { id: 'h-buf06-90j1', axis: 'mixed', value: '0.6 BDP, 90 ms, 1 ms jitter', path: { rttMs: 90, jitterMs: 1 }, profile: { buffer: { bdp: 0.6 } } },
+    { id: 'h-quickack-110j2', axis: 'mixed', value: 'no delayed ACKs, 110 ms, 2 ms jitter', path: { rttMs: 110, jitterMs: 2 }, profile: { delayedAck: false }, protocols: [...TCP] },
+    { id: 'h-video-mss-65j2', axis: 'profile', value: 'video, no MSS clamp, 65 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 65, jitterMs: 2 }, profile: { tcpMss: null }, protocols: [...TCP] },
+    { id: 'h-bn-700k-60', axis: 'bottleneck', value: '700 kbit/s, 30 ms, 1.5 BDP, 60 ms away', profiles: ['nebby-50'], path: { rttMs: 60 }, profile: { rateKbit: 700, delayMs: 30, buffer: { bdp: 1.5 } } },
+    { id: 'h-cross-45j2', axis: 'mixed', value: 'a CUBIC download in the queue, 45 ms, 2 ms jitter', path: { rttMs: 45, jitterMs: 2 }, crossTraffic: 'tcp-cubic' },
   ],
 });
