@@ -136,8 +136,8 @@ export function startProcess(cmd: string, args: readonly string[], opts: Omit<La
   if (!opts.stack && !opts.outlivesUs) {
     // No stack to stop it (a test's own server): at least never outlive this process.
     const killOnExit = () => { if (running()) child.kill('SIGKILL'); };
-    process.on('exit', killOnExit);
-    void exited.then(() => process.off('exit', killOnExit));
+    killOnProcessExit.add(killOnExit);
+    void exited.then(() => killOnProcessExit.delete(killOnExit));
   }
 
   return {
@@ -146,6 +146,11 @@ export function startProcess(cmd: string, args: readonly string[], opts: Omit<La
     stderr: () => err,
   };
 }
+
+// One 'exit' listener for every such process: a lab runs dozens at once, and a listener each
+// trips Node's leak warning (MaxListenersExceededWarning) although none leaks.
+const killOnProcessExit = new Set<() => void>();
+process.on('exit', () => { for (const kill of killOnProcessExit) kill(); });
 
 function waitForReadyLine(child: ChildProcess, ready: ReadyLine, exited: Promise<ProcessExit>, signal: AbortSignal | undefined,
   what: string, text: () => string): Promise<RegExpExecArray> {
