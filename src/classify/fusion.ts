@@ -10,7 +10,7 @@ import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind
 import { AKAMAI } from './classifiers/akamai.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
-import { hstcpWithheld } from './hstcp.js';
+import { hstcpWithheld, newRenoWithheld } from './hstcp.js';
 import { drainsWithheld } from './drains.js';
 import { vegasQueueWithheld } from './vegasQueue.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
@@ -225,14 +225,15 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
 
 /**
  * Why an answer cannot stand because the trace does not show its own signature, or shows one it
- * cannot make, or null: HSTCP from back-offs that halve the window (hstcp.ts), a controller told
+ * cannot make, or null: HSTCP from back-offs that halve the window and NewReno from back-offs
+ * that keep more than half of a large one (hstcp.ts), a controller told
  * by its loss response from a flow that showed none (lossResponse.ts), Vegas from a flow
  * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts). A
  * flow verdict passes its own classifiers' explain() output (classifyFlow.ts), a fused verdict
  * each judged profile's.
  */
 export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
-  return hstcpWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers)
+  return hstcpWithheld(label, classifiers) ?? newRenoWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers)
     ?? vegasQueueWithheld(label, classifiers);
 }
 

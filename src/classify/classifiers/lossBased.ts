@@ -86,11 +86,11 @@ export interface LossPrediction {
   idleBeyond: Record<string, { share: number; trained: number }>;
 }
 
-/** The steady back-offs read on the sender's whole window (senderWindow.ts), for the HSTCP rule (hstcp.ts). */
+/** The steady back-offs read on the sender's whole window (senderWindow.ts), for the HSTCP and NewReno rules (hstcp.ts). */
 function senderWindowEvidence(f: FlowFeatures): JsonObject {
   const w = windowBackoffs(f);
   if (!w) return {};
-  return { senderWindow: { beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count, hiddenPathAdded: f.hiddenPath !== null && f.hiddenPath.serverSideRttSeconds > 0 && f.hiddenPath.visibleShare < 1 } };
+  return { senderWindow: { beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count, hiddenPathAdded: f.hiddenPath !== null && f.hiddenPath.serverSideRttSeconds > 0 && f.hiddenPath.visibleShare < 1, transport: f.transport } };
 }
 
 /**
