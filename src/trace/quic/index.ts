@@ -9,6 +9,7 @@ import { decodePackets, type DecodeStats } from './decoder.js';
 import type { KeyLog } from './keylog.js';
 import { matchKeys } from './match.js';
 import { replaySender, type RecoveryOptions, type SenderSeries } from './recovery.js';
+import { serverSideRttFromAcks } from './server-rtt.js';
 
 export type { QuicDatagram } from './connection.js';
 export type { KeyLog, TlsSecrets } from './keylog.js';
@@ -26,6 +27,8 @@ export interface QuicExact {
   guessedServerPackets: number;
   /** Client packets that could not be opened (their ACKs are missing from the replay). */
   unreadableClientPackets: number;
+  /** The round trip beyond the capture point, from the server's ACK frames (server-rtt.ts); null without a sample. */
+  serverSideRttSeconds: number | null;
 }
 
 /** Share of server 1-RTT packets that must open for the replay to be trusted. */
@@ -53,6 +56,7 @@ export function quicExactBif(dgrams: QuicDatagram[], keylog: KeyLog, opts: Recov
       decode: stats,
       guessedServerPackets: packets.filter((p) => p.fromServer && p.guessed).length,
       unreadableClientPackets: packets.filter((p) => !p.fromServer && !p.frames).length,
+      serverSideRttSeconds: serverSideRttFromAcks(packets),
     };
   } catch (err) {
     // A bug, not the input's fault; still never take the whole trace down with it.
