@@ -64,5 +64,7 @@ export default defineGrid({
     // Session 49, round I (as labs/grid-heldout.ts): chosen before anything was measured or changed.
     { id: 'hd-ackagg15-70j2', axis: 'mixed', value: 'ACKs aggregated every 15 ms, 70 ms, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { ackAggregationMs: 15 }, runs: 2 },
     { id: 'hd-buf06-90j1', axis: 'mixed', value: '0.6 BDP, 90 ms, 1 ms jitter', path: { rttMs: 90, jitterMs: 1 }, profile: { buffer: { bdp: 0.6 } }, runs: 2 },
+    // Session 49, round J (as labs/grid-heldout.ts).
+    { id: 'hd-agg10-120j1', axis: 'mixed', value: 'ACKs aggregated every 10 ms, 120 ms, 1 ms jitter', path: { rttMs: 120, jitterMs: 1 }, profile: { ackAggregationMs: 10 }, runs: 2 },
   ],
 });

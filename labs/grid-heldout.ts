@@ -145,5 +145,12 @@ export default defineGrid({
     { id: 'h-video-mss-65j2', axis: 'profile', value: 'video, no MSS clamp, 65 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 65, jitterMs: 2 }, profile: { tcpMss: null }, protocols: [...TCP] },
     { id: 'h-bn-700k-60', axis: 'bottleneck', value: '700 kbit/s, 30 ms, 1.5 BDP, 60 ms away', profiles: ['nebby-50'], path: { rttMs: 60 }, profile: { rateKbit: 700, delayMs: 30, buffer: { bdp: 1.5 } } },
     { id: 'h-cross-45j2', axis: 'mixed', value: 'a CUBIC download in the queue, 45 ms, 2 ms jitter', path: { rttMs: 45, jitterMs: 2 }, crossTraffic: 'tcp-cubic' },
+    // Session 49, round J: chosen after the NewReno halving rule (classify/hstcp.ts) and QUIC's
+    // server-side round trip from ACK frames (trace/quic/server-rtt.ts) were final, before this was
+    // measured: both on other ACK, buffer and distance values.
+    { id: 'h-quickack-80j3', axis: 'mixed', value: 'no delayed ACKs, 80 ms, 3 ms jitter', path: { rttMs: 80, jitterMs: 3 }, profile: { delayedAck: false }, protocols: [...TCP] },
+    { id: 'h-ackagg10-120j1', axis: 'mixed', value: 'ACKs aggregated every 10 ms, 120 ms, 1 ms jitter', path: { rttMs: 120, jitterMs: 1 }, profile: { ackAggregationMs: 10 } },
+    { id: 'h-buf3-60j2', axis: 'mixed', value: '3 BDP, 60 ms, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { buffer: { bdp: 3 } } },
+    { id: 'h-vbuf1-90j2', axis: 'profile', value: 'video, 1 BDP, 90 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 90, jitterMs: 2 }, profile: { buffer: { bdp: 1 } } },
   ],
 });
