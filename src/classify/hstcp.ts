@@ -44,8 +44,9 @@ function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
 }
 
 /**
- * The back-offs of the TCP profiles whose whole window peaked above Low_Window and kept more than
- * halving there: NewReno cannot have made them. WHY: round I of session 49 (h-quickack-110j2: no
+ * A TCP profile's back-offs that NewReno cannot have made: at least two, read on the sender's whole
+ * window, whose median peak is >= 38 packets (Low_Window) and median ratio keeps more than halving
+ * (> 0.53). One back-off alone is too noisy to withhold an answer on. WHY: round I of session 49 (h-quickack-110j2: no
  * delayed ACKs, 110 ms away) read lab HSTCP NewReno at 0.97 under nebby-50, its five back-offs
  * keeping 0.564 of a 68-packet window (Linux's 0.5625). Of the 18 lab NewReno TCP flows with
  * back-offs read in the rounds on disk then (sessions 47-49 and the committed fixtures), 17 kept
@@ -54,17 +55,20 @@ function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
  * (lab aioquic NewReno 0.615 at 82 packets behind `video`).
  */
 function notHalvingAboveLowWindow(lossEvidence: JsonObject | undefined): string | null {
-  const w = lossEvidence?.senderWindow as { beta?: unknown; peakPackets?: unknown; transport?: unknown } | undefined;
-  if (w?.transport !== 'tcp' || typeof w.beta !== 'number' || typeof w.peakPackets !== 'number') return null;
-  return w.peakPackets >= LOW_WINDOW_PACKETS && w.beta > SHALLOWER_THAN_HALVING ? `${w.beta.toFixed(2)} of a ${Math.round(w.peakPackets)}-packet window` : null;
+  const w = lossEvidence?.senderWindow as { beta?: unknown; peakPackets?: unknown; backoffs?: unknown; transport?: unknown } | undefined;
+  if (w?.transport !== 'tcp' || typeof w.beta !== 'number' || typeof w.peakPackets !== 'number' || typeof w.backoffs !== 'number') return null;
+  const shown = w.backoffs >= MIN_BACKOFFS_AGAINST_NEW_RENO && w.peakPackets >= LOW_WINDOW_PACKETS && w.beta > SHALLOWER_THAN_HALVING;
+  return shown ? `${w.beta.toFixed(2)} of a ${Math.round(w.peakPackets)}-packet window (median of ${w.backoffs})` : null;
 }
 
-/** Why a NewReno answer cannot stand: some TCP profile's back-offs above 38 packets kept more than halving (null: none did). */
+const MIN_BACKOFFS_AGAINST_NEW_RENO = 2;
+
+/** Why a NewReno answer cannot stand: some TCP profile's back-offs from >= 38 packets kept more than halving (null: none did). */
 export function newRenoWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (label !== NEW_RENO) return null;
   const kept = classifiers.map((c) => notHalvingAboveLowWindow(c?.['loss-based'])).filter((x): x is string => x !== null);
   return kept.length === 0 ? null
-    : `not NewReno's halving: back-offs kept ${kept.join('; ')} (NewReno halves; HSTCP keeps 0.56 above 38 packets); NewReno not shown`;
+    : `not NewReno's halving: back-offs kept ${kept.join('; ')} (NewReno halves; HSTCP keeps 0.56 from 38 packets up); NewReno not shown`;
 }
 
 /** Why an HSTCP answer is not shown by flows with these back-off ratios (null: shown, or nothing measured). */

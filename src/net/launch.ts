@@ -66,6 +66,16 @@ export interface LaunchedProcess {
 
 const TAIL = 16_384;
 
+// Helpers with no stack, killed when this process exits. One 'exit' listener for all: a lab runs
+// dozens at once, and a listener each trips Node's leak warning (MaxListenersExceededWarning)
+// although none leaks. One failed kill must not spare the rest.
+const killOnProcessExit = new Set<() => void>();
+process.on('exit', () => {
+  for (const kill of killOnProcessExit) {
+    try { kill(); } catch { /* already gone */ }
+  }
+});
+
 /** Starts a helper process; resolves once it printed its ready line (or at once without one). */
 export async function launch(cmd: string, args: readonly string[], opts: LaunchOptions): Promise<LaunchedProcess> {
   if (opts.signal?.aborted) throw interruptReason(opts.signal);
@@ -146,11 +156,6 @@ export function startProcess(cmd: string, args: readonly string[], opts: Omit<La
     stderr: () => err,
   };
 }
-
-// One 'exit' listener for every such process: a lab runs dozens at once, and a listener each
-// trips Node's leak warning (MaxListenersExceededWarning) although none leaks.
-const killOnProcessExit = new Set<() => void>();
-process.on('exit', () => { for (const kill of killOnProcessExit) kill(); });
 
 function waitForReadyLine(child: ChildProcess, ready: ReadyLine, exited: Promise<ProcessExit>, signal: AbortSignal | undefined,
   what: string, text: () => string): Promise<RegExpExecArray> {

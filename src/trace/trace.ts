@@ -375,7 +375,7 @@ export class TraceBuilder {
     // No per-ACK delivery for QUIC here: the mean rate over the flow's sending time (a bulk flow's is the bottleneck's).
     const sending = Math.max(1e-3, (t.length ? t[t.length - 1] - t[0] : 0));
     // The server's ACK frames time it exactly; without keys, the datagrams' timing (a guess).
-    const serverSide = q.exact?.serverSideRttSeconds ?? quicServerSideRtt(events, minRtt);
+    const serverSide = minRtt > 0 ? (q.exact?.serverSideRttSeconds ?? quicServerSideRtt(events, minRtt)) : null;
     const opening = serverSide !== null ? { serverSeconds: serverSide, clientSeconds: minRtt } : null;
     const conditions = flowConditions({
       transport: 'quic', segmentBytes: toClient.packets ? toClient.payloadBytes / toClient.packets : 0, sack: true,

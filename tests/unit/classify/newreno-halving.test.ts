@@ -16,16 +16,23 @@ import { shippedModel } from './shippedModel.js';
 const FIXTURE = new URL('../../fixtures/lab-series/hstcp-quickack-110j2.json.gz', import.meta.url);
 const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { entries: DatasetEntry[] }).entries;
 
-const window = (beta: number, peakPackets: number, transport: 'tcp' | 'quic' = 'tcp') =>
-  ({ 'loss-based': { senderWindow: { beta, peakPackets, backoffs: 3, hiddenPathAdded: true, transport } } });
+const window = (beta: number, peakPackets: number, transport: 'tcp' | 'quic' = 'tcp', backoffs = 3) =>
+  ({ 'loss-based': { senderWindow: { beta, peakPackets, backoffs, hiddenPathAdded: true, transport } } });
 
 describe('newRenoWithheld', () => {
   it('withholds NewReno when some TCP profile kept more than half of a window above 38 packets', () => {
-    expect(newRenoWithheld('NewReno', [window(0.49, 60), window(0.564, 68)])).toMatch(/kept 0\.56 of a 68-packet window.*NewReno not shown/);
+    expect(newRenoWithheld('NewReno', [window(0.49, 60), window(0.564, 68)])).toMatch(/kept 0\.56 of a 68-packet window \(median of 3\).*NewReno not shown/);
+    expect(newRenoWithheld('NewReno', [window(0.54, 38)])).not.toBeNull();
+  });
+
+  it('needs two back-offs: one is too noisy to withhold an answer on', () => {
+    expect(newRenoWithheld('NewReno', [window(0.6, 60, 'tcp', 1)])).toBeNull();
+    expect(newRenoWithheld('NewReno', [window(0.6, 60, 'tcp', 2)])).not.toBeNull();
   });
 
   it('lets NewReno stand on halving, on small windows (where HSTCP is NewReno) and on QUIC', () => {
-    expect(newRenoWithheld('NewReno', [window(0.51, 60), window(0.49, 110)])).toBeNull();
+    expect(newRenoWithheld('NewReno', [window(0.51, 60), window(0.49, 110), window(0.53, 60)])).toBeNull();
+    expect(newRenoWithheld('NewReno', [window(0.6, 37.9)])).toBeNull();
     expect(newRenoWithheld('NewReno', [window(0.6, 30)])).toBeNull();
     expect(newRenoWithheld('NewReno', [window(0.62, 82, 'quic')])).toBeNull();
     expect(newRenoWithheld('NewReno', [undefined, {}])).toBeNull();
@@ -51,6 +58,10 @@ describe('lab HSTCP and NewReno with no delayed ACKs, 110 ms away', () => {
   });
 
   it('still names lab NewReno, whose back-offs halve', () => {
+    // The rule itself is silent on both of its profiles, whatever their shapes say.
+    const reno = judged.filter((j) => j.e.origin === 'tcp-reno').map((j) => j.v);
+    expect(reno).toHaveLength(2);
+    expect(newRenoWithheld('NewReno', reno.map((r) => r.evidence?.classifiers))).toBeNull();
     const v = of('tcp-reno', 'nebby-100');
     expect(v.label).toBe('NewReno');
     expect(fuseProfiles([v], { calibration: model.calibration }).label).toBe('NewReno');

@@ -21,7 +21,7 @@ const server = (t: number, acked: number[], extra: Partial<DecodedPacket> = {}):
   ({ datagram: 0, t, fromServer: true, type: 'short', space: 2, pn: 0, size: 1200, verified: true, guessed: false, frames: frames(acked), ...extra });
 
 describe('serverSideRttFromAcks', () => {
-  it('is the shortest wait from a client packet to the ACK that first acknowledges it', () => {
+  it('is the shortest wait from a client packet to the first ACK whose largest acknowledged it is', () => {
     expect(serverSideRttFromAcks([client(0, 0), client(0.5, 1), server(0.08, [0]), server(0.562, [1])])).toBeCloseTo(0.062, 9);
   });
 
@@ -34,7 +34,13 @@ describe('serverSideRttFromAcks', () => {
     expect(serverSideRttFromAcks([client(0, 0, handshake), client(0.01, 0), server(0.02, [0])])).toBeCloseTo(0.01, 9);
     expect(serverSideRttFromAcks([client(0, 0, { guessed: true }), server(0.002, [0])])).toBeNull();
     expect(serverSideRttFromAcks([client(0, 0), server(0.002, [0], { frames: undefined })])).toBeNull();
+    expect(serverSideRttFromAcks([client(0, 0, { problem: 'tag-mismatch' }), server(0.002, [0])])).toBeNull();
     expect(serverSideRttFromAcks([])).toBeNull();
+  });
+
+  it('ignores an ACK of a packet number no client packet reached, which blocks no later sample', () => {
+    // A garbage ACK (an unverified packet cut by the snaplen) of packet 2^40 must not raise the bar.
+    expect(serverSideRttFromAcks([client(0, 0), server(0.001, [2 ** 40]), server(0.065, [0])])).toBeCloseTo(0.065, 9);
   });
 });
 
