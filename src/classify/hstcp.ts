@@ -28,25 +28,35 @@ const SHALLOWER_THAN_HALVING = 0.53;
 /** HSTCP's own response starts above Low_Window (RFC 3649): a shallower back-off of a smaller window is a measuring error. */
 const LOW_WINDOW_PACKETS = 38;
 
+/** The loss-based classifier's back-offs on the sender's whole window (its explain() output), when it read them. */
+interface WholeWindow { beta: number; peakPackets: number | null; backoffs: number | null; transport: unknown }
+
+function wholeWindowOf(lossEvidence: JsonObject | undefined): WholeWindow | null {
+  const w = lossEvidence?.senderWindow as { beta?: unknown; peakPackets?: unknown; backoffs?: unknown; transport?: unknown } | undefined;
+  if (typeof w?.beta !== 'number' || !Number.isFinite(w.beta)) return null;
+  const num = (x: unknown) => (typeof x === 'number' ? x : null);
+  return { beta: w.beta, peakPackets: num(w.peakPackets), backoffs: num(w.backoffs), transport: w.transport };
+}
+
 /**
  * The back-off ratio the loss-based classifier measured: on the sender's whole window when it could
- * (its explain() output; capped at halving when that window was under 38 packets, where HSTCP
- * halves too), else its descriptor's; or null.
+ * (capped at halving when that window was under 38 packets, where HSTCP halves too), else its
+ * descriptor's; or null.
  */
 function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
-  const whole = lossEvidence?.senderWindow as { beta?: unknown; peakPackets?: unknown } | undefined;
-  if (typeof whole?.beta === 'number' && Number.isFinite(whole.beta)) {
-    const small = typeof whole.peakPackets === 'number' && whole.peakPackets < LOW_WINDOW_PACKETS;
-    return small ? Math.min(whole.beta, 0.5) : whole.beta;
-  }
+  const whole = wholeWindowOf(lossEvidence);
+  if (whole) return whole.peakPackets !== null && whole.peakPackets < LOW_WINDOW_PACKETS ? Math.min(whole.beta, 0.5) : whole.beta;
   const beta = (lossEvidence?.descriptor as { beta?: unknown } | undefined)?.beta;
   return typeof beta === 'number' && Number.isFinite(beta) ? beta : null;
 }
 
+/** One back-off alone is too noisy to withhold an answer on. */
+const MIN_BACKOFFS_AGAINST_NEW_RENO = 2;
+
 /**
  * A TCP profile's back-offs that NewReno cannot have made: at least two, read on the sender's whole
  * window, whose median peak is >= 38 packets (Low_Window) and median ratio keeps more than halving
- * (> 0.53). One back-off alone is too noisy to withhold an answer on. WHY: round I of session 49 (h-quickack-110j2: no
+ * (> 0.53). WHY: round I of session 49 (h-quickack-110j2: no
  * delayed ACKs, 110 ms away) read lab HSTCP NewReno at 0.97 under nebby-50, its five back-offs
  * keeping 0.564 of a 68-packet window (Linux's 0.5625). Of the 18 lab NewReno TCP flows with
  * back-offs read in the rounds on disk then (sessions 47-49 and the committed fixtures), 17 kept
@@ -55,13 +65,11 @@ function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
  * (lab aioquic NewReno 0.615 at 82 packets behind `video`).
  */
 function notHalvingAboveLowWindow(lossEvidence: JsonObject | undefined): string | null {
-  const w = lossEvidence?.senderWindow as { beta?: unknown; peakPackets?: unknown; backoffs?: unknown; transport?: unknown } | undefined;
-  if (w?.transport !== 'tcp' || typeof w.beta !== 'number' || typeof w.peakPackets !== 'number' || typeof w.backoffs !== 'number') return null;
+  const w = wholeWindowOf(lossEvidence);
+  if (w?.transport !== 'tcp' || w.peakPackets === null || w.backoffs === null) return null;
   const shown = w.backoffs >= MIN_BACKOFFS_AGAINST_NEW_RENO && w.peakPackets >= LOW_WINDOW_PACKETS && w.beta > SHALLOWER_THAN_HALVING;
   return shown ? `${w.beta.toFixed(2)} of a ${Math.round(w.peakPackets)}-packet window (median of ${w.backoffs})` : null;
 }
-
-const MIN_BACKOFFS_AGAINST_NEW_RENO = 2;
 
 /** Why a NewReno answer cannot stand: some TCP profile's back-offs from >= 38 packets kept more than halving (null: none did). */
 export function newRenoWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {

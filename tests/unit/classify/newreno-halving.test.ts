@@ -5,16 +5,14 @@
  * 110 ms beyond the capture point with 2 ms jitter, both Nebby profiles (labs/grid-heldout.ts
  * `h-quickack-110j2`, session 49's round I), where HSTCP under nebby-50 read NewReno at 0.97.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { newRenoWithheld } from '../../../src/classify/hstcp.js';
-import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { loadDataset, toSeries } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
 
-const FIXTURE = new URL('../../fixtures/lab-series/hstcp-quickack-110j2.json.gz', import.meta.url);
-const entries = (JSON.parse(gunzipSync(readFileSync(FIXTURE)).toString('utf8')) as { entries: DatasetEntry[] }).entries;
+const { entries } = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/hstcp-quickack-110j2.json.gz', import.meta.url)));
 
 const window = (beta: number, peakPackets: number, transport: 'tcp' | 'quic' = 'tcp', backoffs = 3) =>
   ({ 'loss-based': { senderWindow: { beta, peakPackets, backoffs, hiddenPathAdded: true, transport } } });

@@ -5,10 +5,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const launchModule = pathToFileURL(fileURLToPath(new URL('../../../src/net/launch.ts', import.meta.url))).href;
+const launchModule = new URL('../../../src/net/launch.ts', import.meta.url).href;
 
 /** Running: its /proc entry is there and not a zombie (a killed orphan waits for init to reap it). */
 function running(pid: number): boolean {
