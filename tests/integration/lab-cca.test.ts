@@ -47,6 +47,11 @@ const SERVER_ADDR = '10.203.61.1';
 function lossBackoffs(r: BulkResult): Backoff[] {
   return findBackoffs(r.samples).filter((b) => b.kind === 'recovery' && b.tUs > 1_000_000 && b.ssthreshAfter < 1e6 && b.cwndBefore < 1e6);
 }
+/** The sample just before the back-off was in congestion avoidance (cwnd at or above ssthresh). */
+function enteredFromAvoidance(r: BulkResult, b: Backoff): boolean {
+  const before = r.samples.find((s) => s.tUs === b.tUs);
+  return before !== undefined && before.cwnd >= before.ssthresh;
+}
 function caWindows(r: BulkResult, windowUs = 300_000): GrowthWindow[] {
   return growthWindows(r.samples, windowUs).filter((w) => w.tStartUs > 1_000_000 && w.cwndMean < 1e6);
 }
@@ -325,11 +330,17 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
   }, 90_000);
 
   it('highspeed: above 118 packets backs off by b(w) = 0.41 (table row 2) and grows faster than Reno', async () => {
-    const r = await transfer('highspeed', LARGE_BUF, 14);
+    // HSTCP moves along its AIMD table only in congestion avoidance (as Linux does), so a loss
+    // met in slow start (after a timeout) still backs off by 0.5: only back-offs entered from
+    // avoidance read row 2. One more transfer when a noisy run had none.
+    const rowTwo = (r: BulkResult): Backoff[] =>
+      lossBackoffs(r).filter((x) => x.cwndBefore > 118 && x.cwndBefore <= 221 && enteredFromAvoidance(r, x));
+    let r = await transfer('highspeed', LARGE_BUF, 14);
+    if (rowTwo(r).length === 0) r = await transfer('highspeed', LARGE_BUF, 14);
     expectUsedAndSane(r, 'ccb_highspeed');
-    const b = lossBackoffs(r).filter((x) => x.cwndBefore > 118 && x.cwndBefore <= 221);
+    const b = rowTwo(r);
     const inc = median(caWindows(r).filter((x) => x.cwndMean > 118).map((x) => x.incPerRtt));
-    summary('highspeed/300KB', r, `increase per RTT above 118 ${fmt(inc)}`);
+    summary('highspeed/300KB', r, `increase per RTT above 118 ${fmt(inc)}; back-offs ${b.map((x) => fmt(x.ratio, 3)).join(' ')}`);
     expect(b.length).toBeGreaterThanOrEqual(1);
     // ssthresh = cwnd - cwnd * 104/256 = 0.594 cwnd (Reno 0.5)
     expect(median(b.map((x) => x.ratio))).toBeGreaterThan(0.57);
