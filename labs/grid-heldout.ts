@@ -152,5 +152,14 @@ export default defineGrid({
     { id: 'h-ackagg10-120j1', axis: 'mixed', value: 'ACKs aggregated every 10 ms, 120 ms, 1 ms jitter', path: { rttMs: 120, jitterMs: 1 }, profile: { ackAggregationMs: 10 } },
     { id: 'h-buf3-60j2', axis: 'mixed', value: '3 BDP, 60 ms, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { buffer: { bdp: 3 } } },
     { id: 'h-vbuf1-90j2', axis: 'profile', value: 'video, 1 BDP, 90 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 90, jitterMs: 2 }, profile: { buffer: { bdp: 1 } } },
+    // Session 50, round K: chosen while a check on Veno's back-off (classify/veno.ts) was being
+    // written on rounds A-J, before this was measured; axes so far only measured near (SACK off,
+    // a paced sender with a larger IW, reordering, a busy host) moved far away, and `video` with
+    // loss on the server's side.
+    { id: 'h-ns-75j2', axis: 'mixed', value: 'SACK off, 75 ms, 2 ms jitter', path: { rttMs: 75, jitterMs: 2 }, profile: { sack: false }, protocols: [...TCP] },
+    { id: 'h-iwpace-140j2', axis: 'mixed', value: 'IW 20, paced, TSO, 140 ms, 2 ms jitter', path: { rttMs: 140, jitterMs: 2, sender: { initcwnd: 20, pacing: true, tso: true } }, protocols: [...TCP] },
+    { id: 'h-reord-95j1', axis: 'mixed', value: '3% held 5 ms, 95 ms, 1 ms jitter', path: { rttMs: 95, jitterMs: 1, reorder: { percent: 3, extraMs: 5 } } },
+    { id: 'h-vloss-70j1', axis: 'profile', value: 'video, 0.3% loss, 70 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 70, jitterMs: 1, loss: { percent: 0.3 } } },
+    { id: 'h-load-85j2', axis: 'host', value: '6 at once + 3 busy processes, 85 ms, 2 ms jitter', path: { rttMs: 85, jitterMs: 2 }, host: { concurrency: 6, cpuLoad: 3 } },
   ],
 });
