@@ -13,6 +13,7 @@ import { calibrate, type Calibrations } from './calibration.js';
 import { hstcpWithheld, newRenoWithheld } from './hstcp.js';
 import { drainsWithheld } from './drains.js';
 import { vegasQueueWithheld } from './vegasQueue.js';
+import { depthWithoutQueueWithheld, venoWithheld } from './backoffQueue.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
 
@@ -228,13 +229,15 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
  * cannot make, or null: HSTCP from back-offs that halve the window and NewReno from back-offs
  * that keep more than half of a large one (hstcp.ts), a controller told
  * by its loss response from a flow that showed none (lossResponse.ts), Vegas from a flow
- * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts). A
+ * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts), and
+ * Veno from back-offs that kept far more than half the window under a queue Veno halves at, and a
+ * controller told by its back-offs' depth from back-offs that all came with no queue (backoffQueue.ts). A
  * flow verdict passes its own classifiers' explain() output (classifyFlow.ts), a fused verdict
  * each judged profile's.
  */
 export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   return hstcpWithheld(label, classifiers) ?? newRenoWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers)
-    ?? vegasQueueWithheld(label, classifiers);
+    ?? vegasQueueWithheld(label, classifiers) ?? venoWithheld(label, classifiers) ?? depthWithoutQueueWithheld(label, classifiers);
 }
 
 /**

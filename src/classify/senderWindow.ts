@@ -57,3 +57,14 @@ export function windowBackoffs(f: FlowFeatures): WindowBackoffs | null {
   const peaks = steady.map((b) => senderWindowBytes(b.peak, f.hiddenPath) / f.segmentBytes);
   return { beta: median(ratios), peakPackets: median(peaks), count: steady.length };
 }
+
+/**
+ * The window the path's delivery rate fills over the whole round trip, in the flow's segments: the
+ * capture's own BDP plus what the rate keeps in flight beyond it. A sender window above this holds
+ * a queue at the bottleneck. Null when the capture did not measure its BDP.
+ */
+export function pathBdpPackets(f: FlowFeatures): number | null {
+  if (!f.pipe || !(f.segmentBytes > 0)) return null;
+  const beyond = f.hiddenPath ? (f.hiddenPath.deliveryBytesPerSecond * f.hiddenPath.serverSideRttSeconds) / f.segmentBytes : 0;
+  return f.pipe.bdpPackets + beyond;
+}

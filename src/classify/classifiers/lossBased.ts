@@ -26,7 +26,7 @@ import { jsonNumber } from '../json.js';
 import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
 import type { FlowFeatures } from '../features.js';
 import { LINK_IDLE_BELOW_BDP, linkIdleShare, profileOfGroup } from '../linkIdle.js';
-import { windowBackoffs } from '../senderWindow.js';
+import { pathBdpPackets, windowBackoffs } from '../senderWindow.js';
 
 const paramsSchema = z.object({
   varSmoothing: z.number().nonnegative(),
@@ -86,11 +86,21 @@ export interface LossPrediction {
   idleBeyond: Record<string, { share: number; trained: number }>;
 }
 
-/** The steady back-offs read on the sender's whole window (senderWindow.ts), for the HSTCP and NewReno rules (hstcp.ts). */
+/**
+ * The steady back-offs read on the sender's whole window (senderWindow.ts), for the HSTCP and
+ * NewReno rules (hstcp.ts), with the queue the flow held at those peaks (backoffQueue.ts).
+ */
 function senderWindowEvidence(f: FlowFeatures): JsonObject {
   const w = windowBackoffs(f);
   if (!w) return {};
-  return { senderWindow: { beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count, hiddenPathAdded: f.hiddenPath !== null && f.hiddenPath.serverSideRttSeconds > 0 && f.hiddenPath.visibleShare < 1, transport: f.transport } };
+  const pathBdp = pathBdpPackets(f);
+  return {
+    senderWindow: {
+      beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count,
+      hiddenPathAdded: f.hiddenPath !== null && f.hiddenPath.serverSideRttSeconds > 0 && f.hiddenPath.visibleShare < 1, transport: f.transport,
+      ...(pathBdp === null ? {} : { pathBdpPackets: jsonNumber(Number(pathBdp.toFixed(1))), queuedAtPeakPackets: jsonNumber(Number((w.peakPackets - pathBdp).toFixed(1))) }),
+    },
+  };
 }
 
 /**

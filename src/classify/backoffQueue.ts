@@ -1,0 +1,82 @@
+/**
+ * A back-off read against the queue the flow held at the peak before it: the loss-based
+ * classifier's sender-window evidence (senderWindow.ts) carries the path's BDP and how far the
+ * median peak stood above it. Two rules use it.
+ *
+ * 1. The depth of a back-off is read only under a queue. With a queue at the peak the link stays
+ *    busy through the cut and the sender's whole window is read well: over rounds A-J of sessions
+ *    47-49 and the committed fixtures, lab NewReno kept 0.48-0.51, HSTCP 0.57-0.58 and Veno
+ *    0.47-0.50 there. With none, halving controllers read anywhere from 0.42 to 0.76 (lab NewReno
+ *    0.69 and HSTCP 0.68-0.76 behind `video` 90-100 ms away, both 0.42 beside a CUBIC download).
+ *    The controllers that grow like Reno at these windows and differ mainly in how much of the
+ *    window a loss keeps (DEPTH_TOLD) are therefore not named from back-offs that all came with no
+ *    queue. WHY (session 50): every such answer over those rounds was wrong: lab HSTCP read Veno
+ *    at 1.00 twice, lab CUBIC read Illinois at 0.97 (none right).
+ *
+ * 2. Veno (Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c) tells a random loss from a congestive one
+ *    by the backlog it estimates it holds, N = cwnd (RTT - baseRTT) / RTT: below beta = 3 packets
+ *    the window keeps 4/5, at 3 packets or more it halves. A back-off that kept far more than
+ *    half of a window with a queue of many packets is not Veno's. WHY (session 50, same rounds):
+ *    each of the 20 right Veno answers with back-offs on the whole window kept 0.47-0.50 of it,
+ *    24-66 packets above the path's BDP; three wrong ones kept 0.76-0.80, 20-32 above it (kernel
+ *    NV, which keeps 0.8 on any loss, behind `video` 120 ms and under nebby-50 60 ms away; kernel
+ *    YeAH in a 0.6-BDP buffer 90 ms away).
+ */
+import type { JsonObject } from './json.js';
+
+const VENO = 'Veno';
+
+/**
+ * Grow like Reno at the windows these profiles reach, and are told apart mainly by the share of
+ * the window a loss keeps: NewReno 0.5, HSTCP 0.5-0.56 (RFC 3649), Veno 0.5 or 0.8, Illinois
+ * 0.5-0.875, Scalable 0.875 (Linux: Reno's growth below 100 packets).
+ */
+const DEPTH_TOLD: ReadonlySet<string> = new Set(['NewReno', 'HSTCP', 'Veno', 'Illinois', 'Scalable']);
+
+/** Midway between the halving Veno does under a queue (0.5) and the 4/5 it keeps without one. */
+const KEPT_MORE_THAN_HALVING = 0.65;
+
+/** Veno's beta (tcp_veno.c): a backlog of this many packets makes a loss congestive. */
+const VENO_BETA_PACKETS = 3;
+
+/**
+ * The path's BDP behind the queue reading comes from a 90th-percentile delivery rate and two
+ * round trips, each off by some per cent: a queue counts only above Veno's beta plus this share of it.
+ */
+const PATH_BDP_ERROR = 0.25;
+
+interface QueuedBackoffs { beta: number; queued: number; pathBdp: number; backoffs: number }
+
+/**
+ * TCP only: QUIC flows' path BDP reads a fraction of their TCP neighbours' on the same path (2-8
+ * packets for nebby profiles 40-120 ms away, where TCP reads 25-50), so their queue is not read here.
+ */
+function queuedBackoffsOf(lossEvidence: JsonObject | undefined): QueuedBackoffs | null {
+  const w = lossEvidence?.senderWindow as Record<string, unknown> | undefined;
+  if (w?.transport !== 'tcp') return null;
+  const [beta, queued, pathBdp, backoffs] = [w.beta, w.queuedAtPeakPackets, w.pathBdpPackets, w.backoffs];
+  if (typeof beta !== 'number' || typeof queued !== 'number' || typeof pathBdp !== 'number' || typeof backoffs !== 'number') return null;
+  return Number.isFinite(beta) && Number.isFinite(queued) && pathBdp > 0 && backoffs >= 1 ? { beta, queued, pathBdp, backoffs } : null;
+}
+
+const heldQueue = (b: QueuedBackoffs): boolean => b.queued >= VENO_BETA_PACKETS + PATH_BDP_ERROR * b.pathBdp;
+
+const describe = (b: QueuedBackoffs): string =>
+  `${b.beta.toFixed(2)} of the window with ${Math.round(b.queued)} packets queued above a ${Math.round(b.pathBdp)}-packet path BDP (median of ${b.backoffs})`;
+
+/** Why a depth-told answer cannot stand: every profile's back-offs came with no queue (null: one had a queue, or none were read). */
+export function depthWithoutQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
+  if (!DEPTH_TOLD.has(label)) return null;
+  const read = classifiers.map((c) => queuedBackoffsOf(c?.['loss-based'])).filter((b): b is QueuedBackoffs => b !== null);
+  if (read.length === 0 || read.some(heldQueue)) return null;
+  return `back-offs read only with no queue at their peaks (kept ${read.map(describe).join('; ')}), where their depth is off either way, and ${label} is told from its neighbours by that depth; ${label} not shown`;
+}
+
+/** Why a Veno answer cannot stand: some profile's back-offs kept far more than half the window under a queue Veno halves at (null: none did). */
+export function venoWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
+  if (label !== VENO) return null;
+  const kept = classifiers.map((c) => queuedBackoffsOf(c?.['loss-based']))
+    .filter((b): b is QueuedBackoffs => b !== null && heldQueue(b) && b.beta > KEPT_MORE_THAN_HALVING);
+  return kept.length === 0 ? null
+    : `not Veno's response: back-offs kept ${kept.map(describe).join('; ')}, where Veno halves (a backlog of ${VENO_BETA_PACKETS} packets or more makes its loss congestive); Veno not shown`;
+}
