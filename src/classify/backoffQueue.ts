@@ -48,8 +48,10 @@ const PATH_BDP_ERROR = 0.25;
 interface QueuedBackoffs { beta: number; queued: number; pathBdp: number; backoffs: number }
 
 /**
- * TCP only: QUIC flows' path BDP reads a fraction of their TCP neighbours' on the same path (2-8
- * packets for nebby profiles 40-120 ms away, where TCP reads 25-50), so their queue is not read here.
+ * TCP only: the whole window read from QUIC flows strays even under a queue (lab quinn and aioquic
+ * NewReno kept 0.31-0.35 behind `video` with 25-30 datagrams queued), and behind the Nebby
+ * profiles, whose MSS clamp QUIC's full-size datagrams escape, their path BDP is 2-8 datagrams:
+ * too few to read a queue of Veno's 3 packets on.
  */
 function queuedBackoffsOf(lossEvidence: JsonObject | undefined): QueuedBackoffs | null {
   const w = lossEvidence?.senderWindow as Record<string, unknown> | undefined;
