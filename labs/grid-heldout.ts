@@ -161,5 +161,10 @@ export default defineGrid({
     { id: 'h-reord-95j1', axis: 'mixed', value: '3% held 5 ms, 95 ms, 1 ms jitter', path: { rttMs: 95, jitterMs: 1, reorder: { percent: 3, extraMs: 5 } } },
     { id: 'h-vloss-70j1', axis: 'profile', value: 'video, 0.3% loss, 70 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 70, jitterMs: 1, loss: { percent: 0.3 } } },
     { id: 'h-load-85j2', axis: 'host', value: '6 at once + 3 busy processes, 85 ms, 2 ms jitter', path: { rttMs: 85, jitterMs: 2 }, host: { concurrency: 6, cpuLoad: 3 } },
+    // Session 50, round L: chosen before the SACK-off groups (labs/grid-nosack.ts: 20 and 130 ms)
+    // were trained or measured: SACK off between, beyond and with a smaller buffer.
+    { id: 'h-ns-45j3', axis: 'mixed', value: 'SACK off, 45 ms, 3 ms jitter', path: { rttMs: 45, jitterMs: 3 }, profile: { sack: false }, protocols: [...TCP] },
+    { id: 'h-ns-buf1-60j2', axis: 'mixed', value: 'SACK off, 1 BDP, 60 ms, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { sack: false, buffer: { bdp: 1 } }, protocols: [...TCP] },
+    { id: 'h-ns-170j2', axis: 'mixed', value: 'SACK off, 170 ms, 2 ms jitter', path: { rttMs: 170, jitterMs: 2 }, profile: { sack: false }, protocols: [...TCP] },
   ],
 });
