@@ -5,7 +5,10 @@ import { defineGrid } from 'ccbrowse';
 // ("conditions unlike any the model was trained under: SACK off"; held-out h-ns-75j2: 0 of 12).
 // One near and one far distance, two runs each (one-run groups let strangers in: session 33),
 // TCP only (QUIC always acknowledges ranges). Held out for it: h-ns-75j2 and the SACK-off lines
-// after it in labs/grid-heldout.ts.
+// after it in labs/grid-heldout.ts. Spliced as .ns20 and .ns130 groups, they were not kept: the
+// held-out SACK-off flows mostly still matched no class, the aggressive senders' SACK-off shapes
+// took each other (Scalable read YeAH at 1.00), and SACK-on answers were lost
+// (docs/benchmarks/conditions.md, "Session 50").
 const TCP = ['tcp'] as const;
 export default defineGrid({
   name: 'gnosack',
