@@ -152,7 +152,7 @@ export default defineGrid({
     { id: 'h-ackagg10-120j1', axis: 'mixed', value: 'ACKs aggregated every 10 ms, 120 ms, 1 ms jitter', path: { rttMs: 120, jitterMs: 1 }, profile: { ackAggregationMs: 10 } },
     { id: 'h-buf3-60j2', axis: 'mixed', value: '3 BDP, 60 ms, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { buffer: { bdp: 3 } } },
     { id: 'h-vbuf1-90j2', axis: 'profile', value: 'video, 1 BDP, 90 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 90, jitterMs: 2 }, profile: { buffer: { bdp: 1 } } },
-    // Session 50, round K: chosen while a check on Veno's back-off (classify/veno.ts) was being
+    // Session 50, round K: chosen while a check on Veno's back-off (classify/backoffQueue.ts) was being
     // written on rounds A-J, before this was measured; axes so far only measured near (SACK off,
     // a paced sender with a larger IW, reordering, a busy host) moved far away, and `video` with
     // loss on the server's side.

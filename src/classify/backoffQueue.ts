@@ -3,15 +3,17 @@
  * classifier's sender-window evidence (senderWindow.ts) carries the path's BDP and how far the
  * median peak stood above it. Two rules use it.
  *
- * 1. The depth of a back-off is read only under a queue. With a queue at the peak the link stays
- *    busy through the cut and the sender's whole window is read well: over rounds A-J of sessions
- *    47-49 and the committed fixtures, lab NewReno kept 0.48-0.51, HSTCP 0.57-0.58 and Veno
- *    0.47-0.50 there. With none, halving controllers read anywhere from 0.42 to 0.76 (lab NewReno
- *    0.69 and HSTCP 0.68-0.76 behind `video` 90-100 ms away, both 0.42 beside a CUBIC download).
- *    The controllers that grow like Reno at these windows and differ mainly in how much of the
- *    window a loss keeps (DEPTH_TOLD) are therefore not named from back-offs that all came with no
- *    queue. WHY (session 50): every such answer over those rounds was wrong: lab HSTCP read Veno
- *    at 1.00 twice, lab CUBIC read Illinois at 0.97 (none right).
+ * 1. The depth of a back-off is read only where a queue was seen at the peak. With one, the
+ *    sender's whole window is read well: over rounds A-J of sessions 47-49 and the committed
+ *    fixtures, lab NewReno kept 0.48-0.51, HSTCP 0.57-0.58 and Veno 0.47-0.50 there. Without,
+ *    halving controllers read anywhere from 0.42 to 0.76 (lab NewReno 0.69 and HSTCP 0.68-0.76
+ *    behind `video` 90-100 ms away, both 0.42 beside a CUBIC download). Whether the link really
+ *    idled or the peaks were read low (the median peak of the smoothed series; a queue before the
+ *    capture point reads as none), the depth is not to be trusted there. The controllers that grow
+ *    like Reno at these windows and differ mainly in how much of the window a loss keeps
+ *    (DEPTH_TOLD) are therefore not named when every profile that read back-offs saw no queue.
+ *    WHY (session 50): over those rounds every such answer was wrong, none right: lab HSTCP named
+ *    Veno (fused 0.81 and 0.93), lab CUBIC named Illinois (one profile, 0.80).
  *
  * 2. Veno (Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c) tells a random loss from a congestive one
  *    by the backlog it estimates it holds, N = cwnd (RTT - baseRTT) / RTT: below beta = 3 packets
@@ -28,8 +30,8 @@ const VENO = 'Veno';
 
 /**
  * Grow like Reno at the windows these profiles reach, and are told apart mainly by the share of
- * the window a loss keeps: NewReno 0.5, HSTCP 0.5-0.56 (RFC 3649), Veno 0.5 or 0.8, Illinois
- * 0.5-0.875, Scalable 0.875 (Linux: Reno's growth below 100 packets).
+ * the window a loss keeps: NewReno 0.5, HSTCP 0.5-0.59 (Linux's table up to 221 packets), Veno 0.5
+ * or 0.8, Illinois 0.5-0.875, Scalable 0.875 (Linux: Reno's growth below 100 packets).
  */
 const DEPTH_TOLD: ReadonlySet<string> = new Set(['NewReno', 'HSTCP', 'Veno', 'Illinois', 'Scalable']);
 
@@ -63,15 +65,31 @@ function queuedBackoffsOf(lossEvidence: JsonObject | undefined): QueuedBackoffs 
 
 const heldQueue = (b: QueuedBackoffs): boolean => b.queued >= VENO_BETA_PACKETS + PATH_BDP_ERROR * b.pathBdp;
 
-const describe = (b: QueuedBackoffs): string =>
-  `${b.beta.toFixed(2)} of the window with ${Math.round(b.queued)} packets queued above a ${Math.round(b.pathBdp)}-packet path BDP (median of ${b.backoffs})`;
+const describeBackoffs = (b: QueuedBackoffs): string =>
+  `${b.beta.toFixed(2)} of the window, its peak ${b.queued.toFixed(1)} packets from a ${Math.round(b.pathBdp)}-packet path BDP (median of ${b.backoffs})`;
 
-/** Why a depth-told answer cannot stand: every profile's back-offs came with no queue (null: one had a queue, or none were read). */
+/** The profiles whose back-offs were read on the whole window; null when one of them has no queue reading (then nothing can be said of all). */
+function readProfiles(classifiers: Array<Record<string, JsonObject> | undefined>): QueuedBackoffs[] | null {
+  const out: QueuedBackoffs[] = [];
+  for (const c of classifiers) {
+    const loss = c?.['loss-based'];
+    if (loss?.senderWindow === undefined) continue;
+    const b = queuedBackoffsOf(loss);
+    if (!b) return null;
+    out.push(b);
+  }
+  return out;
+}
+
+/**
+ * Why a depth-told answer cannot stand: every profile that read back-offs on the whole window saw
+ * no queue at their peaks (null: one saw a queue, none read back-offs, or one's queue was not read).
+ */
 export function depthWithoutQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (!DEPTH_TOLD.has(label)) return null;
-  const read = classifiers.map((c) => queuedBackoffsOf(c?.['loss-based'])).filter((b): b is QueuedBackoffs => b !== null);
-  if (read.length === 0 || read.some(heldQueue)) return null;
-  return `back-offs read only with no queue at their peaks (kept ${read.map(describe).join('; ')}), where their depth is off either way, and ${label} is told from its neighbours by that depth; ${label} not shown`;
+  const read = readProfiles(classifiers);
+  if (!read || read.length === 0 || read.some(heldQueue)) return null;
+  return `back-offs read only where no queue was seen at their peaks (kept ${read.map(describeBackoffs).join('; ')}): their depth is not to be trusted there, and ${label} is told from its neighbours by it; ${label} not shown`;
 }
 
 /** Why a Veno answer cannot stand: some profile's back-offs kept far more than half the window under a queue Veno halves at (null: none did). */
@@ -80,5 +98,5 @@ export function venoWithheld(label: string, classifiers: Array<Record<string, Js
   const kept = classifiers.map((c) => queuedBackoffsOf(c?.['loss-based']))
     .filter((b): b is QueuedBackoffs => b !== null && heldQueue(b) && b.beta > KEPT_MORE_THAN_HALVING);
   return kept.length === 0 ? null
-    : `not Veno's response: back-offs kept ${kept.map(describe).join('; ')}, where Veno halves (a backlog of ${VENO_BETA_PACKETS} packets or more makes its loss congestive); Veno not shown`;
+    : `not Veno's response: back-offs kept ${kept.map(describeBackoffs).join('; ')}, with a queue Veno halves under (a backlog of ${VENO_BETA_PACKETS} packets or more makes its loss congestive); Veno not shown`;
 }

@@ -4,7 +4,7 @@
  */
 import type { BifSeries, SenderLoss } from '../trace/types.js';
 import { detectBackoffs, type Backoff } from './backoffs.js';
-import { hiddenPathOf, type HiddenPath } from './senderWindow.js';
+import { hiddenPathOf, pathBdpPackets, type HiddenPath } from './senderWindow.js';
 import type { PipelineConfig } from './config.js';
 import { appLimitedFraction, computeExclusion } from './exclusion.js';
 import { findSlowStartEnd, segmentTrace } from './segment.js';
@@ -50,6 +50,8 @@ export interface FlowFeatures {
   pipe: { bdpPackets: number; segmentBytes: number } | null;
   /** What the capture point cannot see of the path (senderWindow.ts), when its conditions say. */
   hiddenPath: HiddenPath | null;
+  /** The window the delivery rate fills over the whole round trip, in `segmentBytes` segments (senderWindow.ts pathBdpPackets); null without a measured BDP. */
+  pathBdpPackets: number | null;
 }
 
 /**
@@ -98,6 +100,8 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     pipe: pipeOf(series),
     // A model whose pipeline already adds the hidden part back (path.invisiblePipe) must not add it twice.
     hiddenPath: cfg.path?.invisiblePipe ? null : hiddenPathOf(series.conditions),
+    // From the conditions either way: with the hidden part added by the pipeline, the peaks hold it too.
+    pathBdpPackets: pathBdpPackets(pipeOf(series), hiddenPathOf(series.conditions), segmentBytes),
   };
   // The rest of the descriptor: rate-based texture (ProbeRTT-like dips), so the learned model
   // also knows what a BBR flow looks like; the loss share; the packets regained per loss cycle,

@@ -59,12 +59,13 @@ export function windowBackoffs(f: FlowFeatures): WindowBackoffs | null {
 }
 
 /**
- * The window the path's delivery rate fills over the whole round trip, in the flow's segments: the
- * capture's own BDP plus what the rate keeps in flight beyond it. A sender window above this holds
- * a queue at the bottleneck. Null when the capture did not measure its BDP.
+ * The window the path's delivery rate fills over the whole round trip, in segments of
+ * `segmentBytes` (the flow's own step, which a capture's MSS may differ from under GRO/TSO): the
+ * capture's own BDP plus what the rate keeps in flight beyond the capture point. A sender window
+ * above this holds a queue at the bottleneck. Null when the capture did not measure its BDP.
  */
-export function pathBdpPackets(f: FlowFeatures): number | null {
-  if (!f.pipe || !(f.segmentBytes > 0)) return null;
-  const beyond = f.hiddenPath ? (f.hiddenPath.deliveryBytesPerSecond * f.hiddenPath.serverSideRttSeconds) / f.segmentBytes : 0;
-  return f.pipe.bdpPackets + beyond;
+export function pathBdpPackets(pipe: { bdpPackets: number; segmentBytes: number } | null, hidden: HiddenPath | null, segmentBytes: number): number | null {
+  if (!pipe || !(segmentBytes > 0)) return null;
+  const beyondBytes = hidden ? hidden.deliveryBytesPerSecond * hidden.serverSideRttSeconds : 0;
+  return (pipe.bdpPackets * pipe.segmentBytes + beyondBytes) / segmentBytes;
 }

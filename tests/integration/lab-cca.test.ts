@@ -331,8 +331,9 @@ describe.skipIf(!isRoot)('lab BPF congestion controllers (real namespaces, root)
 
   it('highspeed: above 118 packets backs off by b(w) = 0.41 (table row 2) and grows faster than Reno', async () => {
     // HSTCP moves along its AIMD table only in congestion avoidance (as Linux does), so a loss
-    // met in slow start (after a timeout) still backs off by 0.5: only back-offs entered from
-    // avoidance read row 2. One more transfer when a noisy run had none.
+    // met in slow start (after a timeout) backs off by the row its last avoidance left (0.5 with
+    // none yet), not by the row of the window it reached: only back-offs entered from avoidance
+    // read row 2. One more transfer when a noisy run had none.
     const rowTwo = (r: BulkResult): Backoff[] =>
       lossBackoffs(r).filter((x) => x.cwndBefore > 118 && x.cwndBefore <= 221 && enteredFromAvoidance(r, x));
     let r = await transfer('highspeed', LARGE_BUF, 14);

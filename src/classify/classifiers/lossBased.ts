@@ -26,7 +26,7 @@ import { jsonNumber } from '../json.js';
 import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
 import type { FlowFeatures } from '../features.js';
 import { LINK_IDLE_BELOW_BDP, linkIdleShare, profileOfGroup } from '../linkIdle.js';
-import { pathBdpPackets, windowBackoffs } from '../senderWindow.js';
+import { windowBackoffs } from '../senderWindow.js';
 
 const paramsSchema = z.object({
   varSmoothing: z.number().nonnegative(),
@@ -93,12 +93,12 @@ export interface LossPrediction {
 function senderWindowEvidence(f: FlowFeatures): JsonObject {
   const w = windowBackoffs(f);
   if (!w) return {};
-  const pathBdp = pathBdpPackets(f);
+  const pathBdp = f.pathBdpPackets;
   return {
     senderWindow: {
       beta: jsonNumber(Number(w.beta.toFixed(3))), peakPackets: jsonNumber(Number(w.peakPackets.toFixed(1))), backoffs: w.count,
       hiddenPathAdded: f.hiddenPath !== null && f.hiddenPath.serverSideRttSeconds > 0 && f.hiddenPath.visibleShare < 1, transport: f.transport,
-      ...(pathBdp === null ? {} : { pathBdpPackets: jsonNumber(Number(pathBdp.toFixed(1))), queuedAtPeakPackets: jsonNumber(Number((w.peakPackets - pathBdp).toFixed(1))) }),
+      ...(pathBdp === null ? {} : { pathBdpPackets: jsonNumber(Number(pathBdp.toFixed(1))), queuedAtPeakPackets: Number((w.peakPackets - pathBdp).toFixed(1)) }),
     },
   };
 }
