@@ -25,6 +25,7 @@
  *    YeAH in a 0.6-BDP buffer 90 ms away).
  */
 import type { JsonObject } from './json.js';
+import { wholeWindowOf } from './senderWindow.js';
 
 const VENO = 'Veno';
 
@@ -56,11 +57,9 @@ interface QueuedBackoffs { beta: number; queued: number; pathBdp: number; backof
  * too few to read a queue of Veno's 3 packets on.
  */
 function queuedBackoffsOf(lossEvidence: JsonObject | undefined): QueuedBackoffs | null {
-  const w = lossEvidence?.senderWindow as Record<string, unknown> | undefined;
-  if (w?.transport !== 'tcp') return null;
-  const [beta, queued, pathBdp, backoffs] = [w.beta, w.queuedAtPeakPackets, w.pathBdpPackets, w.backoffs];
-  if (typeof beta !== 'number' || typeof queued !== 'number' || typeof pathBdp !== 'number' || typeof backoffs !== 'number') return null;
-  return Number.isFinite(beta) && Number.isFinite(queued) && pathBdp > 0 && backoffs >= 1 ? { beta, queued, pathBdp, backoffs } : null;
+  const w = wholeWindowOf(lossEvidence);
+  if (w?.transport !== 'tcp' || w.queuedAtPeakPackets === null || w.pathBdpPackets === null || w.backoffs === null) return null;
+  return w.pathBdpPackets > 0 && w.backoffs >= 1 ? { beta: w.beta, queued: w.queuedAtPeakPackets, pathBdp: w.pathBdpPackets, backoffs: w.backoffs } : null;
 }
 
 const heldQueue = (b: QueuedBackoffs): boolean => b.queued >= VENO_BETA_PACKETS + PATH_BDP_ERROR * b.pathBdp;

@@ -80,6 +80,8 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
   const kept = backoffs.filter((b) => b.iPeak >= slowStartEnd);
   const segmentBytes = typicalSegmentBytes(series.bif);
   const shape = describeFlowShape({ y: smoothed.y, mask, t0: smoothed.t0, dt: smoothed.dt, rttSeconds: series.rttSeconds, slowStartEnd, backoffs: kept, segments, segmentBytes });
+  const pipe = pipeOf(series);
+  const hiddenPath = hiddenPathOf(series.conditions);
   const f: FlowFeatures = {
     rttSeconds: series.rttSeconds,
     durationSeconds: series.t[series.t.length - 1] - series.t[0],
@@ -97,11 +99,11 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     loss: series.loss ?? null,
     transport: series.transport ?? null,
     resentPackets: series.conditions?.resentPackets ?? null,
-    pipe: pipeOf(series),
+    pipe,
     // A model whose pipeline already adds the hidden part back (path.invisiblePipe) must not add it twice.
-    hiddenPath: cfg.path?.invisiblePipe ? null : hiddenPathOf(series.conditions),
+    hiddenPath: cfg.path?.invisiblePipe ? null : hiddenPath,
     // From the conditions either way: with the hidden part added by the pipeline, the peaks hold it too.
-    pathBdpPackets: pathBdpPackets(pipeOf(series), hiddenPathOf(series.conditions), segmentBytes),
+    pathBdpPackets: pathBdpPackets(pipe, hiddenPath, segmentBytes),
   };
   // The rest of the descriptor: rate-based texture (ProbeRTT-like dips), so the learned model
   // also knows what a BBR flow looks like; the loss share; the packets regained per loss cycle,

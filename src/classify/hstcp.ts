@@ -14,6 +14,7 @@
  * (session 43: kernel YeAH at 110 ms read HSTCP at 0.89, its whole window halved at 67 packets).
  */
 import type { JsonObject } from './json.js';
+import { wholeWindowOf } from './senderWindow.js';
 
 export const HSTCP = 'HSTCP';
 const NEW_RENO = 'NewReno';
@@ -27,16 +28,6 @@ const SHALLOWER_THAN_HALVING = 0.53;
 
 /** HSTCP's own response starts above Low_Window (RFC 3649): a shallower back-off of a smaller window is a measuring error. */
 const LOW_WINDOW_PACKETS = 38;
-
-/** The loss-based classifier's back-offs on the sender's whole window (its explain() output), when it read them. */
-interface WholeWindow { beta: number; peakPackets: number | null; backoffs: number | null; transport: unknown }
-
-function wholeWindowOf(lossEvidence: JsonObject | undefined): WholeWindow | null {
-  const w = lossEvidence?.senderWindow as { beta?: unknown; peakPackets?: unknown; backoffs?: unknown; transport?: unknown } | undefined;
-  if (typeof w?.beta !== 'number' || !Number.isFinite(w.beta)) return null;
-  const num = (x: unknown) => (typeof x === 'number' ? x : null);
-  return { beta: w.beta, peakPackets: num(w.peakPackets), backoffs: num(w.backoffs), transport: w.transport };
-}
 
 /**
  * The back-off ratio the loss-based classifier measured: on the sender's whole window when it could

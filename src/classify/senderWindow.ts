@@ -17,6 +17,7 @@
  */
 import type { FlowConditions } from '../trace/types.js';
 import type { FlowFeatures } from './features.js';
+import type { JsonObject } from './json.js';
 import { steadyBackoffs } from './flowShape.js';
 import { median } from './stats.js';
 
@@ -68,4 +69,26 @@ export function pathBdpPackets(pipe: { bdpPackets: number; segmentBytes: number 
   if (!pipe || !(segmentBytes > 0)) return null;
   const beyondBytes = hidden ? hidden.deliveryBytesPerSecond * hidden.serverSideRttSeconds : 0;
   return (pipe.bdpPackets * pipe.segmentBytes + beyondBytes) / segmentBytes;
+}
+
+/** The loss-based classifier's back-offs on the sender's whole window, as its explain() output carries them (lossBased.ts). */
+export interface WholeWindow {
+  beta: number;
+  peakPackets: number | null;
+  backoffs: number | null;
+  transport: unknown;
+  /** pathBdpPackets above, and the median peak less it; null when the capture measured no BDP. */
+  pathBdpPackets: number | null;
+  queuedAtPeakPackets: number | null;
+}
+
+/** The whole-window back-offs in a loss-based classifier's evidence, when it read them (the one reader for hstcp.ts and backoffQueue.ts). */
+export function wholeWindowOf(lossEvidence: JsonObject | undefined): WholeWindow | null {
+  const w = lossEvidence?.senderWindow as Record<string, unknown> | undefined;
+  if (typeof w?.beta !== 'number' || !Number.isFinite(w.beta)) return null;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+  return {
+    beta: w.beta, peakPackets: num(w.peakPackets), backoffs: num(w.backoffs), transport: w.transport,
+    pathBdpPackets: num(w.pathBdpPackets), queuedAtPeakPackets: num(w.queuedAtPeakPackets),
+  };
 }
