@@ -166,5 +166,12 @@ export default defineGrid({
     { id: 'h-ns-45j3', axis: 'mixed', value: 'SACK off, 45 ms, 3 ms jitter', path: { rttMs: 45, jitterMs: 3 }, profile: { sack: false }, protocols: [...TCP] },
     { id: 'h-ns-buf1-60j2', axis: 'mixed', value: 'SACK off, 1 BDP, 60 ms, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { sack: false, buffer: { bdp: 1 } }, protocols: [...TCP] },
     { id: 'h-ns-170j2', axis: 'mixed', value: 'SACK off, 170 ms, 2 ms jitter', path: { rttMs: 170, jitterMs: 2 }, profile: { sack: false }, protocols: [...TCP] },
+    // Session 51, round M: chosen before the reordering groups (labs/grid-reorder.ts: 2% held 8 ms
+    // at 30 ms, 4% held 4 ms at 140 ms) were trained or measured: other shares, hold times and
+    // distances, reordering by jitter alone, and reordering behind `video`.
+    { id: 'h-rd-65j2', axis: 'mixed', value: '1.5% held 12 ms, 65 ms, 2 ms jitter', path: { rttMs: 65, jitterMs: 2, reorder: { percent: 1.5, extraMs: 12 } } },
+    { id: 'h-rd-210j1', axis: 'mixed', value: '5% held 2 ms, 210 ms, 1 ms jitter', path: { rttMs: 210, jitterMs: 1, reorder: { percent: 5, extraMs: 2 } } },
+    { id: 'h-jitr-110', axis: 'mixed', value: '4 ms reordering jitter, 110 ms', path: { rttMs: 110, jitterMs: 4, jitterReorders: true } },
+    { id: 'h-vrd-80j1', axis: 'profile', value: 'video, 3% held 6 ms, 80 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 80, jitterMs: 1, reorder: { percent: 3, extraMs: 6 } } },
   ],
 });
