@@ -173,5 +173,9 @@ export default defineGrid({
     { id: 'h-rd-210j1', axis: 'mixed', value: '5% held 2 ms, 210 ms, 1 ms jitter', path: { rttMs: 210, jitterMs: 1, reorder: { percent: 5, extraMs: 2 } } },
     { id: 'h-jitr-110', axis: 'mixed', value: '4 ms reordering jitter, 110 ms', path: { rttMs: 110, jitterMs: 4, jitterReorders: true } },
     { id: 'h-vrd-80j1', axis: 'profile', value: 'video, 3% held 6 ms, 80 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 80, jitterMs: 1, reorder: { percent: 3, extraMs: 6 } } },
+    // Session 51, round N: chosen before the `video` reordering groups (rd-video-30j1, rd-video-140j3)
+    // were trained or measured: `video` behind other reordered paths.
+    { id: 'h-vrd-115j2', axis: 'profile', value: 'video, 2.5% held 7 ms, 115 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 115, jitterMs: 2, reorder: { percent: 2.5, extraMs: 7 } } },
+    { id: 'h-vrd-55j3', axis: 'profile', value: 'video, 1% held 15 ms, 55 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 55, jitterMs: 3, reorder: { percent: 1, extraMs: 15 } } },
   ],
 });

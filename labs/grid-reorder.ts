@@ -20,5 +20,9 @@ export default defineGrid({
   conditions: [
     { id: 'rd-30j1', axis: 'mixed', value: '2% held 8 ms, 30 ms, 1 ms jitter', path: { rttMs: 30, jitterMs: 1, reorder: { percent: 2, extraMs: 8 } } },
     { id: 'rd-140j3', axis: 'mixed', value: '4% held 4 ms, 140 ms, 3 ms jitter', path: { rttMs: 140, jitterMs: 3, reorder: { percent: 4, extraMs: 4 } } },
+    // Round M (labs/grid-heldout.ts) read `video` behind a reordered path 0 of 17: no `video`
+    // group had seen reordering. The same two paths behind `video`; held out for them: round N.
+    { id: 'rd-video-30j1', axis: 'profile', value: 'video, 2% held 8 ms, 30 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 30, jitterMs: 1, reorder: { percent: 2, extraMs: 8 } } },
+    { id: 'rd-video-140j3', axis: 'profile', value: 'video, 4% held 4 ms, 140 ms, 3 ms jitter', profiles: ['video'], path: { rttMs: 140, jitterMs: 3, reorder: { percent: 4, extraMs: 4 } } },
   ],
 });
