@@ -52,6 +52,8 @@ export interface FlowFeatures {
   hiddenPath: HiddenPath | null;
   /** The window the delivery rate fills over the whole round trip, in `segmentBytes` segments (senderWindow.ts pathBdpPackets); null without a measured BDP. */
   pathBdpPackets: number | null;
+  /** The share of data packets that arrived out of order (series conditions); null when not measured. */
+  reorderShare: number | null;
 }
 
 /**
@@ -104,6 +106,7 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     hiddenPath: cfg.path?.invisiblePipe ? null : hiddenPath,
     // From the conditions either way: with the hidden part added by the pipeline, the peaks hold it too.
     pathBdpPackets: pathBdpPackets(pipe, hiddenPath, segmentBytes),
+    reorderShare: series.conditions?.reorderShare ?? null,
   };
   // The rest of the descriptor: rate-based texture (ProbeRTT-like dips), so the learned model
   // also knows what a BBR flow looks like; the loss share; the packets regained per loss cycle,

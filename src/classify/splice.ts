@@ -23,6 +23,8 @@ export interface SpliceOptions {
   labels?: (label: string) => boolean;
   /** Only the added classes whose group (`tcp-video`) passes. */
   groups?: (group: string) => boolean;
+  /** The least reordering a flow must measure for the added groups to judge it (lossBased.ts groupsNeedReordering); needs groupSuffix. */
+  needReordering?: number;
   note?: string;
 }
 
@@ -34,6 +36,7 @@ const pipelineKey = (m: Model): string => {
 };
 
 export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): Model {
+  if (o.needReordering !== undefined && !o.groupSuffix) throw new Error('groups gated on reordering need a group suffix to be told apart');
   if (pipelineKey(base) !== pipelineKey(extra)) {
     throw new Error('cannot splice models trained with different pipelines: their descriptors are not comparable');
   }
@@ -51,7 +54,8 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
   const labels = groupsPerLabel.size;
   const priced = classes.map((c) => ({ ...c, prior: 1 / (labels * groupsPerLabel.get(labelOf(c.label))!) }));
   const kept = (key: string) => (!o.labels || o.labels(labelOf(key))) && (!o.groups || o.groups(groupOf(key)));
-  const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept, o.groupSuffix), gnb: { ...b.gnb, classes: priced } };
+  const gated = o.needReordering !== undefined ? { groupsNeedReordering: { ...b.groupsNeedReordering, [o.groupSuffix!]: o.needReordering } } : {};
+  const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept, o.groupSuffix), ...gated, gnb: { ...b.gnb, classes: priced } };
   const examplesPerLabel = { ...base.trainedOn.examplesPerLabel };
   for (const [k, v] of Object.entries(extra.trainedOn.examplesPerLabel)) if (!o.labels || o.labels(k)) examplesPerLabel[k] = (examplesPerLabel[k] ?? 0) + v;
   const envelope = base.envelope && extra.envelope

@@ -65,6 +65,13 @@ const paramsSchema = z.object({
    * before session 36, and for a subclass whose profile has no measured training flow: no check.
    */
   linkIdle: z.object({ margin: z.number().nonnegative(), maxShare: z.record(z.string(), z.number().min(0).max(1)) }).optional(),
+  /**
+   * Per group suffix (splice.ts), the least reordering a flow must measure for that condition's
+   * groups to judge it (session 51): groups trained on reordered paths learned the shapes a
+   * reordered flow takes, and a flow without reordering is not read by them (spliced ungated,
+   * they named held-out kernel NV and Copa Vegas at 0.89-1.00 and cost six right answers).
+   */
+  groupsNeedReordering: z.record(z.string(), z.number().min(0).max(1)).optional(),
   gnb: gnbModelSchema,
 });
 export type LossBasedParams = z.infer<typeof paramsSchema>;
@@ -127,6 +134,21 @@ function sameTransport(gnb: LossBasedParams['gnb'], transport: 'tcp' | 'quic' | 
   return mine.length ? { ...gnb, classes: mine } : gnb;
 }
 
+/**
+ * Without the groups of a reordered condition (groupsNeedReordering) when the flow measured less
+ * reordering than they need (or none). The remaining groups, of both transports, share their
+ * label's prior again as splice.ts sets it (uniform over labels), so such a flow is judged
+ * exactly as by the model without those groups.
+ */
+function reorderingGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedReordering'], reorderShare: number | null): LossBasedParams['gnb'] {
+  const shut = Object.entries(need ?? {}).filter(([, least]) => reorderShare === null || reorderShare < least).map(([suffix]) => suffix);
+  if (!shut.length) return gnb;
+  const kept = gnb.classes.filter((c) => !shut.some((suffix) => c.label.endsWith(suffix)));
+  const groups = new Map<string, number>();
+  for (const c of kept) groups.set(labelOf(c.label), (groups.get(labelOf(c.label)) ?? 0) + 1);
+  return { ...gnb, classes: kept.map((c) => ({ ...c, prior: 1 / (groups.size * groups.get(labelOf(c.label))!) })) };
+}
+
 const groupOf = (subclass: string): string | undefined => subclass.split(GROUP_SEPARATOR)[1];
 
 /** Flows with no measured shape feature at all cannot be judged. */
@@ -136,7 +158,7 @@ function judgeable(f: FlowFeatures): boolean {
 
 export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPrediction | null {
   if (params.gnb.classes.length === 0 || !judgeable(f)) return null;
-  const p = predictGnb(sameTransport(params.gnb, f.transport), descriptorFor(params.gnb.featureNames, f.shape));
+  const p = predictGnb(sameTransport(reorderingGroups(params.gnb, params.groupsNeedReordering, f.reorderShare), f.transport), descriptorFor(params.gnb.featureNames, f.shape));
   const posterior: Record<string, number> = {};
   for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
   const idleBeyond: LossPrediction['idleBeyond'] = {};

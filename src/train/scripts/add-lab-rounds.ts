@@ -4,7 +4,10 @@
  * that does on test rounds no choice here saw (issue 16).
  *
  *   npx tsx src/train/scripts/add-lab-rounds.ts --model models/ccbrowse-model.json \
- *       --train ROUND.json[,ROUND.json] [--suffix .quiet] [--test ROUND.json,...] [--out OUT]
+ *       --train ROUND.json[,ROUND.json] [--suffix .quiet] [--need-reordering SHARE] [--test ROUND.json,...] [--out OUT]
+ *
+ * --need-reordering: the added groups judge only flows that measured at least SHARE of their
+ * packets reordered (rounds taken on a reordered path: labs/grid-reorder.ts).
  *
  * WHY: the shipped model's learned classes come from lab rounds taken while the lab's own
  * ground-truth samplers kept both cores busy in the kernel (fixed since: docs/benchmarks/speed.md
@@ -28,11 +31,14 @@ const train = requireFlag(args, '--train', USAGE).split(',');
 const suffix = takeFlag(args, '--suffix') ?? '.quiet';
 const tests = takeList(args, '--test');
 const out = takeFlag(args, '--out');
+const needFlag = takeFlag(args, '--need-reordering');
+const needReordering = needFlag === undefined ? undefined : Number(needFlag);
+if (needReordering !== undefined && !(needReordering >= 0 && needReordering <= 1)) throw new Error(`--need-reordering takes a share of packets between 0 and 1, not ${needFlag}`);
 
 const base = loadModel(modelPath);
 // A trace taken through a bottleneck the host held back is not trained on (as extend-model.ts).
 const all = loadDatasets(train.join(','));
-const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups` });
+const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups${needReordering === undefined ? '' : ` for flows reordered ${needReordering} or more`}`, ...(needReordering === undefined ? {} : { needReordering }) });
 console.log(`trained on ${trained} traces (${disturbed} disturbed left out; ${[...new Set(all.map((e) => e.label))].length} labels) from ${train.join(', ')}`);
 
 const judgeWith = (m: Model, file: string) => classifyEntries(loadDatasets(file), m);
