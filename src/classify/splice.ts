@@ -36,7 +36,7 @@ const pipelineKey = (m: Model): string => {
 };
 
 export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): Model {
-  if (o.needReordering !== undefined && !o.groupSuffix) throw new Error('groups gated on reordering need a group suffix to be told apart');
+  if (o.needReordering !== undefined) gatedSuffixUnused(base, o.groupSuffix);
   if (pipelineKey(base) !== pipelineKey(extra)) {
     throw new Error('cannot splice models trained with different pipelines: their descriptors are not comparable');
   }
@@ -75,6 +75,17 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
     },
   };
   return out;
+}
+
+/**
+ * A gate on reordering (needReordering) holds every group ending in its suffix: the suffix must be
+ * new to the base (`--need-reordering` with the default `.quiet` would gate the base's own quiet
+ * groups) and start with a dot, so it cannot end another group's name by chance.
+ */
+function gatedSuffixUnused(base: Model, suffix: string | undefined): void {
+  if (!suffix || !suffix.startsWith('.')) throw new Error(`groups gated on reordering need a group suffix of their own, starting with a dot (got ${suffix ?? 'none'})`);
+  const taken = (base.classifiers[LOSS_BASED] as LossBasedParams).gnb.classes.filter((c) => c.label.endsWith(suffix));
+  if (taken.length) throw new Error(`the model already has groups ending in ${suffix} (${taken[0].label}, ...): a gate on reordering would hold them too; choose another suffix`);
 }
 
 /**

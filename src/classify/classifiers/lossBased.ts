@@ -69,7 +69,9 @@ const paramsSchema = z.object({
    * Per group suffix (splice.ts), the least reordering a flow must measure for that condition's
    * groups to judge it (session 51): groups trained on reordered paths learned the shapes a
    * reordered flow takes, and a flow without reordering is not read by them (spliced ungated,
-   * they named held-out kernel NV and Copa Vegas at 0.89-1.00 and cost six right answers).
+   * they named held-out kernel NV and Copa Vegas at 0.89-1.00 and lost eight right answers on
+   * rounds A-L elsewhere than on the reordered round they improved). Their envelope rows are not
+   * gated: they widen the envelope for every flow (envelope.ts).
    */
   groupsNeedReordering: z.record(z.string(), z.number().min(0).max(1)).optional(),
   gnb: gnbModelSchema,
@@ -137,8 +139,8 @@ function sameTransport(gnb: LossBasedParams['gnb'], transport: 'tcp' | 'quic' | 
 /**
  * Without the groups of a reordered condition (groupsNeedReordering) when the flow measured less
  * reordering than they need (or none). The remaining groups, of both transports, share their
- * label's prior again as splice.ts sets it (uniform over labels), so such a flow is judged
- * exactly as by the model without those groups.
+ * label's prior again as splice.ts sets it (uniform over labels), so such a flow's loss-based
+ * posterior is the one the model without those groups gives (their envelope rows still count).
  */
 function reorderingGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedReordering'], reorderShare: number | null): LossBasedParams['gnb'] {
   const shut = Object.entries(need ?? {}).filter(([, least]) => reorderShare === null || reorderShare < least).map(([suffix]) => suffix);

@@ -33,7 +33,7 @@ const tests = takeList(args, '--test');
 const out = takeFlag(args, '--out');
 const needFlag = takeFlag(args, '--need-reordering');
 const needReordering = needFlag === undefined ? undefined : Number(needFlag);
-if (needReordering !== undefined && !(needReordering >= 0 && needReordering <= 1)) throw new Error(`--need-reordering takes a share of packets between 0 and 1, not ${needFlag}`);
+if (needFlag !== undefined && !(/^\d*\.?\d+$/.test(needFlag) && needReordering! <= 1)) throw new Error(`--need-reordering takes a share of packets between 0 and 1 (0.002 is 0.2%), not '${needFlag}'`);
 
 const base = loadModel(modelPath);
 // A trace taken through a bottleneck the host held back is not trained on (as extend-model.ts).

@@ -1,10 +1,11 @@
 /**
  * Flows read through a reordered server-side path (session 51): committed traces
  * (tests/fixtures/lab-series/reordered.json.gz) of lab CUBIC, H-TCP, Scalable and Vegas under both
- * Nebby profiles 95 ms away with 3% of packets held 5 ms (round K's h-reord-95j1, 1.0-1.6%
- * measured reordered), and BIC and H-TCP behind `video` 170 ms away with 3.5% held 3 ms (round
- * O's h-vrd-170j2, held out for the `video` reordering groups). Before the reordering groups
- * (labs/grid-reorder.ts) every one was Unknown: "reordering ... trained up to 0.1%". These six
+ * Nebby profiles 95 ms away with 3% of packets held 5 ms (round K's h-reord-95j1: these eight
+ * 1.0-1.6% measured reordered), and BIC and H-TCP behind `video` 170 ms away with 3.5% held 3 ms
+ * (round O's h-vrd-170j2, held out for the `video` reordering groups: 1.4-1.5%). Before the
+ * reordering groups (labs/grid-reorder.ts) every one was Unknown: "reordering ... trained up to
+ * 0.1%" (0.05%, rounded). These six
  * are named alike by the base groups once the envelope holds such flows (the envelope rows are what
  * admits them; the groups added 3 right answers in 136 held-out measurements).
  */

@@ -54,7 +54,18 @@ describe('groups of a reordered condition', () => {
   });
 
   it('leave a flow without reordering (or with reordering unmeasured) exactly as the model without them judges it', () => {
-    const base = posteriorOf(shipped(), 0);
+    // The reference is built apart from the gate: every reordering group removed by name, the
+    // priors set uniform over labels as splice.ts does, no gate left.
+    const ref = shipped();
+    const lb = ref.classifiers['loss-based'] as LossBasedParams;
+    const kept = lb.gnb.classes.filter((c) => !/\.rdv?\d+$/.test(c.label));
+    const groups = new Map<string, number>();
+    for (const c of kept) groups.set(c.label.split('@')[0], (groups.get(c.label.split('@')[0]) ?? 0) + 1);
+    lb.gnb = { ...lb.gnb, classes: kept.map((c) => ({ ...c, prior: 1 / (groups.size * groups.get(c.label.split('@')[0])!) })) };
+    delete lb.groupsNeedReordering;
+    // The shipped model's priors before its reordering groups (session 50): CUBIC's 27 groups of 16 labels.
+    expect(kept.find((c) => c.label === 'CUBIC@tcp-nebby-50')!.prior).toBeCloseTo(1 / (16 * 27), 12);
+    const base = posteriorOf(ref, 0);
     expect(Object.keys(base)).toContain('HTCP');
     for (const share of [0, 0.0019, null]) {
       const p = posteriorOf(gated(), share);
@@ -64,15 +75,20 @@ describe('groups of a reordered condition', () => {
   });
 
   it('judge a flow that measured at least that much reordering', () => {
-    const base = posteriorOf(shipped(), 0.01);
-    const p = posteriorOf(gated(), 0.01);
-    // The misnamed group holds the H-TCP flow as well as H-TCP's own group does: CUBIC gains.
-    expect(p.CUBIC ?? 0).toBeGreaterThan((base.CUBIC ?? 0) + 0.1);
-    expect(p.HTCP ?? 0).toBeLessThan(base.HTCP ?? 0);
+    for (const share of [0.002, 0.01]) {
+      const base = posteriorOf(shipped(), share);
+      const p = posteriorOf(gated(), share);
+      // The misnamed group holds the H-TCP flow as well as H-TCP's own group does: CUBIC gains.
+      expect(p.CUBIC ?? 0, `at ${share}`).toBeGreaterThan((base.CUBIC ?? 0) + 0.1);
+      expect(p.HTCP ?? 0, `at ${share}`).toBeLessThan(base.HTCP ?? 0);
+    }
   });
 
-  it('cannot be spliced without a suffix that tells them apart', () => {
+  it('need a suffix of their own: none, one without a dot, or one the model\'s groups already end in is refused', () => {
     expect(() => spliceModels(shipped(), misnamedGroup(), { needReordering: 0.002 })).toThrow(/suffix/);
+    expect(() => spliceModels(shipped(), misnamedGroup(), { groupSuffix: 'rdtest', needReordering: 0.002 })).toThrow(/starting with a dot/);
+    // `.quiet` is add-lab-rounds.ts's default suffix, and the shipped model's quiet-host groups'.
+    expect(() => spliceModels(shipped(), misnamedGroup(), { groupSuffix: '.quiet', needReordering: 0.002 })).toThrow(/already has groups ending in \.quiet/);
   });
 
   it('without a gate, judge every flow (the splice as before)', () => {
