@@ -142,7 +142,7 @@ function sameTransport(gnb: LossBasedParams['gnb'], transport: 'tcp' | 'quic' | 
  * label's prior again as splice.ts sets it (uniform over labels), so such a flow's loss-based
  * posterior is the one the model without those groups gives (their envelope rows still count).
  */
-function reorderingGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedReordering'], reorderShare: number | null): LossBasedParams['gnb'] {
+export function reorderingGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedReordering'], reorderShare: number | null): LossBasedParams['gnb'] {
   const shut = Object.entries(need ?? {}).filter(([, least]) => reorderShare === null || reorderShare < least).map(([suffix]) => suffix);
   if (!shut.length) return gnb;
   const kept = gnb.classes.filter((c) => !shut.some((suffix) => c.label.endsWith(suffix)));

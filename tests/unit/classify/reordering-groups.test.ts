@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, parseModel, type Model } from '../../../src/classify/index.js';
-import type { LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
+import { reorderingGroups, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
 import { spliceModels } from '../../../src/classify/splice.js';
 import type { FlowConditions } from '../../../src/trace/types.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
@@ -64,7 +64,15 @@ describe('groups of a reordered condition', () => {
     lb.gnb = { ...lb.gnb, classes: kept.map((c) => ({ ...c, prior: 1 / (groups.size * groups.get(c.label.split('@')[0])!) })) };
     delete lb.groupsNeedReordering;
     // The shipped model's priors before its reordering groups (session 50): CUBIC's 27 groups of 16 labels.
-    expect(kept.find((c) => c.label === 'CUBIC@tcp-nebby-50')!.prior).toBeCloseTo(1 / (16 * 27), 12);
+    expect(lb.gnb.classes.find((c) => c.label === 'CUBIC@tcp-nebby-50')!.prior).toBeCloseTo(1 / (16 * 27), 12);
+    // The gate hands the naive Bayes the reference's classes with the reference's priors...
+    const params = shipped().classifiers['loss-based'] as LossBasedParams;
+    for (const share of [0, 0.0019, null]) {
+      const shut = reorderingGroups(params.gnb, params.groupsNeedReordering, share).classes;
+      expect(shut.map((c) => [c.label, c.prior])).toEqual(lb.gnb.classes.map((c) => [c.label, c.prior]));
+    }
+    expect(reorderingGroups(params.gnb, params.groupsNeedReordering, 0.002)).toBe(params.gnb);
+    // ... so the flow's posterior is the reference's.
     const base = posteriorOf(ref, 0);
     expect(Object.keys(base)).toContain('HTCP');
     for (const share of [0, 0.0019, null]) {
