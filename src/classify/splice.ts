@@ -12,7 +12,7 @@
  */
 import type { Model } from './model.js';
 import type { LossBasedParams } from './classifiers/lossBased.js';
-import { labelOf } from './classifiers/lossBased.js';
+import { labelOf, pricedUniformOverLabels } from './classifiers/lossBased.js';
 
 const LOSS_BASED = 'loss-based';
 
@@ -48,11 +48,7 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
     .map((c) => ({ ...c, label: o.groupSuffix ? `${c.label}${o.groupSuffix}` : c.label }));
   const addedNames = new Set(added.map((c) => c.label));
   const classes = [...b.gnb.classes.filter((c) => !addedNames.has(c.label)), ...added];
-  // Uniform over labels, not over groups: a label trained in more conditions must not gain prior mass.
-  const groupsPerLabel = new Map<string, number>();
-  for (const c of classes) groupsPerLabel.set(labelOf(c.label), (groupsPerLabel.get(labelOf(c.label)) ?? 0) + 1);
-  const labels = groupsPerLabel.size;
-  const priced = classes.map((c) => ({ ...c, prior: 1 / (labels * groupsPerLabel.get(labelOf(c.label))!) }));
+  const priced = pricedUniformOverLabels(classes);
   const kept = (key: string) => (!o.labels || o.labels(labelOf(key))) && (!o.groups || o.groups(groupOf(key)));
   const gated = o.needReordering !== undefined ? { groupsNeedReordering: { ...b.groupsNeedReordering, [o.groupSuffix!]: o.needReordering } } : {};
   const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept, o.groupSuffix), ...gated, gnb: { ...b.gnb, classes: priced } };

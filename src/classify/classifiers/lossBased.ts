@@ -82,6 +82,13 @@ export type LossBasedParams = z.infer<typeof paramsSchema>;
 const GROUP_SEPARATOR = '@';
 export const labelOf = (subclass: string): string => subclass.split(GROUP_SEPARATOR)[0];
 
+/** Priors uniform over labels, not over groups: a label trained in more conditions gains no prior mass (splice.ts, reorderingGroups). */
+export function pricedUniformOverLabels<C extends { label: string }>(classes: C[]): Array<C & { prior: number }> {
+  const groupsPerLabel = new Map<string, number>();
+  for (const c of classes) groupsPerLabel.set(labelOf(c.label), (groupsPerLabel.get(labelOf(c.label)) ?? 0) + 1);
+  return classes.map((c) => ({ ...c, prior: 1 / (groupsPerLabel.size * groupsPerLabel.get(labelOf(c.label))!) }));
+}
+
 export interface LossPrediction {
   /** Posterior per CCA label (summed over its groups). */
   posterior: Record<string, number>;
@@ -145,10 +152,7 @@ function sameTransport(gnb: LossBasedParams['gnb'], transport: 'tcp' | 'quic' | 
 export function reorderingGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedReordering'], reorderShare: number | null): LossBasedParams['gnb'] {
   const shut = Object.entries(need ?? {}).filter(([, least]) => reorderShare === null || reorderShare < least).map(([suffix]) => suffix);
   if (!shut.length) return gnb;
-  const kept = gnb.classes.filter((c) => !shut.some((suffix) => c.label.endsWith(suffix)));
-  const groups = new Map<string, number>();
-  for (const c of kept) groups.set(labelOf(c.label), (groups.get(labelOf(c.label)) ?? 0) + 1);
-  return { ...gnb, classes: kept.map((c) => ({ ...c, prior: 1 / (groups.size * groups.get(labelOf(c.label))!) })) };
+  return { ...gnb, classes: pricedUniformOverLabels(gnb.classes.filter((c) => !shut.some((suffix) => c.label.endsWith(suffix)))) };
 }
 
 const groupOf = (subclass: string): string | undefined => subclass.split(GROUP_SEPARATOR)[1];

@@ -38,7 +38,7 @@ if (needFlag !== undefined && !(/^\d*\.?\d+$/.test(needFlag) && needReordering! 
 const base = loadModel(modelPath);
 // A trace taken through a bottleneck the host held back is not trained on (as extend-model.ts).
 const all = loadDatasets(train.join(','));
-const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups${needReordering === undefined ? '' : ` for flows reordered ${needReordering} or more`}`, ...(needReordering === undefined ? {} : { needReordering }) });
+const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups${needReordering === undefined ? '' : ` for flows reordered ${needReordering} or more`}`, needReordering });
 console.log(`trained on ${trained} traces (${disturbed} disturbed left out; ${[...new Set(all.map((e) => e.label))].length} labels) from ${train.join(', ')}`);
 
 const judgeWith = (m: Model, file: string) => classifyEntries(loadDatasets(file), m);
