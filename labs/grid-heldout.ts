@@ -181,5 +181,11 @@ export default defineGrid({
     // naming QUIC CUBIC NewReno (kept: their TCP flows only), before that model was measured here.
     { id: 'h-vrd-170j2', axis: 'profile', value: 'video, 3.5% held 3 ms, 170 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 170, jitterMs: 2, reorder: { percent: 3.5, extraMs: 3 } } },
     { id: 'h-vrd-95j1', axis: 'profile', value: 'video, 1.5% held 10 ms, 95 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 95, jitterMs: 1, reorder: { percent: 1.5, extraMs: 10 } } },
+    // Session 52, round P: chosen before the bottleneck-rate groups (labs/grid-rates.ts: 120 kbit/s,
+    // 600 kbit/s and 1 Mbit/s behind nebby-50's small segments) were trained or measured: other
+    // rates, buffers and distances, one beyond the fastest trained rate.
+    { id: 'h-bn-250k-120j3', axis: 'bottleneck', value: '250 kbit/s, 60 ms, 1 BDP, 120 ms away, 3 ms jitter', profiles: ['nebby-50'], path: { rttMs: 120, jitterMs: 3 }, profile: { rateKbit: 250, delayMs: 60, buffer: { bdp: 1 } } },
+    { id: 'h-bn-800k-70j2', axis: 'bottleneck', value: '800 kbit/s, 25 ms, 2 BDP, 70 ms away, 2 ms jitter', profiles: ['nebby-50'], path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 800, delayMs: 25, buffer: { bdp: 2 } } },
+    { id: 'h-bn-1300k-50', axis: 'bottleneck', value: '1.3 Mbit/s, 40 ms, 1.2 BDP, 50 ms away', profiles: ['nebby-50'], path: { rttMs: 50 }, profile: { rateKbit: 1300, delayMs: 40, buffer: { bdp: 1.2 } } },
   ],
 });
