@@ -66,5 +66,12 @@ export default defineGrid({
     { id: 'hd-buf06-90j1', axis: 'mixed', value: '0.6 BDP, 90 ms, 1 ms jitter', path: { rttMs: 90, jitterMs: 1 }, profile: { buffer: { bdp: 0.6 } }, runs: 2 },
     // Session 49, round J (as labs/grid-heldout.ts).
     { id: 'hd-agg10-120j1', axis: 'mixed', value: 'ACKs aggregated every 10 ms, 120 ms, 1 ms jitter', path: { rttMs: 120, jitterMs: 1 }, profile: { ackAggregationMs: 10 }, runs: 2 },
+    // Session 52, round Q: chosen after held-out h-bn-800k-70j2 (labs/grid-heldout.ts, round P) showed
+    // kernel Vegas named AkamaiCC-like at 1.00 at a rate no profile trains, and before the queue
+    // check written for it (vegasQueue.ts akamaiQueueWithheld) was measured: other rates, buffers
+    // and distances, behind both Nebby profiles' delays.
+    { id: 'hd-bn-500k-40j2', axis: 'bottleneck', value: '500 kbit/s, 30 ms, 2 BDP, 40 ms away, 2 ms jitter', profiles: ['nebby-50'], path: { rttMs: 40, jitterMs: 2 }, profile: { rateKbit: 500, delayMs: 30, buffer: { bdp: 2 } } },
+    { id: 'hd-bn-1m-90j1', axis: 'bottleneck', value: '1 Mbit/s, 20 ms, 1.5 BDP, 90 ms away, 1 ms jitter', profiles: ['nebby-50'], path: { rttMs: 90, jitterMs: 1 }, profile: { rateKbit: 1000, delayMs: 20, buffer: { bdp: 1.5 } } },
+    { id: 'hd-bn-400k-n100', axis: 'bottleneck', value: '400 kbit/s behind nebby-100 (100 ms, 2 BDP), 30 ms away', profiles: ['nebby-100'], path: { rttMs: 30 }, profile: { rateKbit: 400 } },
   ],
 });
