@@ -12,7 +12,7 @@ import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
 import { hstcpWithheld, newRenoWithheld } from './hstcp.js';
 import { drainsWithheld } from './drains.js';
-import { vegasQueueWithheld } from './vegasQueue.js';
+import { akamaiQueueWithheld, vegasQueueWithheld } from './vegasQueue.js';
 import { depthWithoutQueueWithheld, venoWithheld } from './backoffQueue.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
@@ -229,7 +229,8 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
  * cannot make, or null: HSTCP from back-offs that halve the window and NewReno from back-offs
  * that keep more than half of a large one (hstcp.ts), a controller told
  * by its loss response from a flow that showed none (lossResponse.ts), Vegas from a flow
- * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts), and
+ * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts), AkamaiCC-like
+ * from a held level with a few packets queued and no periodic back-off (vegasQueue.ts), and
  * Veno from back-offs that kept far more than half the window under a queue Veno halves at, and a
  * controller told by its back-offs' depth from back-offs that all came with no queue (backoffQueue.ts). A
  * flow verdict passes its own classifiers' explain() output (classifyFlow.ts), a fused verdict
@@ -237,7 +238,7 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
  */
 export function signatureNotShown(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   return hstcpWithheld(label, classifiers) ?? newRenoWithheld(label, classifiers) ?? lossResponseWithheld(label, classifiers) ?? drainsWithheld(label, classifiers)
-    ?? vegasQueueWithheld(label, classifiers) ?? venoWithheld(label, classifiers) ?? depthWithoutQueueWithheld(label, classifiers);
+    ?? vegasQueueWithheld(label, classifiers) ?? akamaiQueueWithheld(label, classifiers) ?? venoWithheld(label, classifiers) ?? depthWithoutQueueWithheld(label, classifiers);
 }
 
 /**

@@ -31,7 +31,7 @@ import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
 
 export const AKAMAI = 'AkamaiCC-like';
 /** Packets a held level must keep queued above the BDP to be FAST's: twice Vegas's beta (4). */
-const MIN_QUEUED_PACKETS = 8;
+export const MIN_QUEUED_PACKETS = 8;
 /** The held-level signature's defaults: a fresh model's, and those of model files written before it existed. */
 const HELD_DEFAULTS = { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS };
 

@@ -1,0 +1,61 @@
+/**
+ * AkamaiCC-like is not named from a flow whose held level kept under 8 packets queued above the
+ * BDP in every profile, unless a profile shows AkamaiCC's back-offs every 10-20 s
+ * (src/classify/vegasQueue.ts akamaiQueueWithheld): the class is learned from the lab's FAST, which
+ * keeps its alpha of 20 queued. The fixture: kernel Vegas behind nebby-50's delay at 800 kbit/s
+ * (held-out h-bn-800k-70j2, session 52), which the learned class took at 1.00 with 4 packets
+ * queued; and lab FAST 190 ms away (hd-rtt-190j2), which keeps its answer with 18.4 queued.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
+import { akamaiQueueWithheld } from '../../../src/classify/vegasQueue.js';
+import { classifyEntries } from '../../../src/train/bench.js';
+import { loadDataset, toSeries } from '../../../src/train/dataset.js';
+import { shippedModel } from './shippedModel.js';
+
+const akamai = (queuedPackets: number | null, periodic = false) => ({ akamai: { queuedPackets, intervalsOk: periodic, flat: periodic, levelOk: periodic } });
+
+describe('akamaiQueueWithheld', () => {
+  it('withholds AkamaiCC-like when no profile kept FAST\'s queue', () => {
+    expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(4)])).toMatch(/held level kept 4\.0 \(under 8/);
+    expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(-3), akamai(7.9)])).toMatch(/kept 7\.9/);
+  });
+
+  it('lets it stand when a profile kept 8 or more, when none measured a queue, or when a profile backs off every 10-20 s', () => {
+    expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(2), akamai(8)])).toBeNull();
+    expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(null), undefined])).toBeNull();
+    expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(3, true), akamai(3)])).toBeNull();
+  });
+
+  it('leaves every other label alone', () => {
+    expect(akamaiQueueWithheld('Vegas', [akamai(3)])).toBeNull();
+    expect(akamaiQueueWithheld('BBRv2', [akamai(0.2)])).toBeNull();
+  });
+});
+
+describe('lab flows, shipped model', () => {
+  const { entries } = loadDataset(fileURLToPath(new URL('../../fixtures/lab-series/akamai-learned-queue.json.gz', import.meta.url)));
+  const model = shippedModel();
+  const vegas = entries.find((e) => e.origin === 'tcp-vegas')!;
+  const fast = entries.find((e) => e.origin === 'tcp-fast')!;
+
+  it('does not name the Vegas flow at 800 kbit/s AkamaiCC-like, and says why', () => {
+    const v = classifyFlow(toSeries(vegas), model);
+    expect(v.label).toBe('Unknown');
+    expect(v.reason).toMatch(/the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's held level kept 4\.\d/);
+  });
+
+  it('withholds a fused AkamaiCC-like only when no profile kept the queue', () => {
+    const v = classifyFlow(toSeries(vegas), model);
+    const f = classifyFlow(toSeries(fast), model);
+    const asAkamai = (x: typeof v) => ({ ...x, label: 'AkamaiCC-like', kind: 'cca' as const, confidence: 0.99 });
+    expect(fuseProfiles([asAkamai(v), asAkamai(v)]).reason).toMatch(/the AkamaiCC-like class is FAST's level/);
+    expect(fuseProfiles([asAkamai(v), f]).reason).not.toMatch(/the AkamaiCC-like class is FAST's level/);
+  });
+
+  it('still names lab FAST 190 ms away AkamaiCC-like, calibrated', () => {
+    const { traces } = classifyEntries([fast], model);
+    expect(traces.map((t) => t.predicted)).toEqual(['AkamaiCC-like']);
+  });
+});
