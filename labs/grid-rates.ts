@@ -7,7 +7,10 @@ import { defineGrid } from 'ccbrowse';
 // foreign capture's bottleneck can be any rate. nebby-50's small segments at three other rates,
 // buffers and distances, two runs each (one-run groups let strangers in: session 33), 40 s so the
 // larger windows back off more than once. Held out for them: round P in labs/grid-heldout.ts and
-// round I's h-bn-700k-60, chosen before these were trained or measured.
+// round Q in labs/grid-heldout-delay.ts. Spliced ungated as .bn120, .bn600 and .bn1m they were not
+// kept: blind rounds P and Q read 26 of 96 against the shipped 24, and the lab's own committed
+// round (fresh-near) lost a fused NewReno; the shapes at other rates mostly still match no class
+// (docs/benchmarks/conditions.md, "Session 52").
 export default defineGrid({
   name: 'grates',
   lab: 'labs/train.ts',
