@@ -230,7 +230,7 @@ export function loneAnswerConfidence(label: string, profiles: ProfileAnswer[], l
  * that keep more than half of a large one (hstcp.ts), a controller told
  * by its loss response from a flow that showed none (lossResponse.ts), Vegas from a flow
  * that drained its level ProbeRTT-like (drains.ts) or held it with no queue (vegasQueue.ts), AkamaiCC-like
- * from a held level with a few packets queued and no periodic back-off (vegasQueue.ts), and
+ * from a held level with a few packets queued where the akamai rule matched nowhere (vegasQueue.ts),
  * Veno from back-offs that kept far more than half the window under a queue Veno halves at, and a
  * controller told by its back-offs' depth from back-offs that all came with no queue (backoffQueue.ts). A
  * flow verdict passes its own classifiers' explain() output (classifyFlow.ts), a fused verdict

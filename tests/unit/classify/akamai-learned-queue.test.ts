@@ -1,7 +1,7 @@
 /**
  * AkamaiCC-like is not named from a flow whose held level kept under 8 packets queued above the
- * BDP in every profile, unless a profile shows AkamaiCC's back-offs every 10-20 s
- * (src/classify/vegasQueue.ts akamaiQueueWithheld): the class is learned from the lab's FAST, which
+ * BDP in every profile, unless the akamai rule matched in a profile (back-offs every 10-20 s, or its
+ * held level) (src/classify/vegasQueue.ts akamaiQueueWithheld): the class is learned from the lab's FAST, which
  * keeps its alpha of 20 queued. The fixture: kernel Vegas behind nebby-50's delay at 800 kbit/s
  * (held-out h-bn-800k-70j2, session 52), which the learned class took at 1.00 with 4 packets
  * queued; and lab FAST 190 ms away (hd-rtt-190j2), which keeps its answer with 18.4 queued.
@@ -14,7 +14,7 @@ import { classifyEntries } from '../../../src/train/bench.js';
 import { loadDataset, toSeries } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
 
-const akamai = (queuedPackets: number | null, periodic = false) => ({ akamai: { queuedPackets, intervalsOk: periodic, flat: periodic, levelOk: periodic } });
+const akamai = (queuedPackets: number | null, periodic = false, held = false) => ({ akamai: { queuedPackets, intervalsOk: periodic, flat: periodic, levelOk: periodic, held } });
 
 describe('akamaiQueueWithheld', () => {
   it('withholds AkamaiCC-like when no profile kept FAST\'s queue', () => {
@@ -26,6 +26,15 @@ describe('akamaiQueueWithheld', () => {
     expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(2), akamai(8)])).toBeNull();
     expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(null), undefined])).toBeNull();
     expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(3, true), akamai(3)])).toBeNull();
+  });
+
+  it('lets it stand when the akamai rule matched a held level in a profile that could not measure the queue', () => {
+    expect(akamaiQueueWithheld('AkamaiCC-like', [akamai(null, false, true), akamai(4)])).toBeNull();
+  });
+
+  it('counts back-offs as AkamaiCC\'s only when they are periodic, flat and level, as the rule does', () => {
+    const partly = { akamai: { queuedPackets: 4, intervalsOk: true, flat: false, levelOk: true, held: false } };
+    expect(akamaiQueueWithheld('AkamaiCC-like', [partly])).toMatch(/held level kept 4\.0/);
   });
 
   it('leaves every other label alone', () => {
@@ -51,7 +60,7 @@ describe('lab flows, shipped model', () => {
     const f = classifyFlow(toSeries(fast), model);
     const asAkamai = (x: typeof v) => ({ ...x, label: 'AkamaiCC-like', kind: 'cca' as const, confidence: 0.99 });
     expect(fuseProfiles([asAkamai(v), asAkamai(v)]).reason).toMatch(/the AkamaiCC-like class is FAST's level/);
-    expect(fuseProfiles([asAkamai(v), f]).reason).not.toMatch(/the AkamaiCC-like class is FAST's level/);
+    expect(fuseProfiles([asAkamai(v), f]).label).toBe('AkamaiCC-like');
   });
 
   it('still names lab FAST 190 ms away AkamaiCC-like, calibrated', () => {
