@@ -27,39 +27,35 @@ const queuedOf = (c: Record<string, JsonObject> | undefined): number | null => {
   return typeof q === 'number' && Number.isFinite(q) ? q : null;
 };
 
+/** The most any profile kept queued, when each that measured a queue kept under `bound` (null: none measured one, or one kept `bound` or more). */
+function mostQueuedUnder(classifiers: Array<Record<string, JsonObject> | undefined>, bound: number): number | null {
+  const queues = classifiers.map(queuedOf).filter((q): q is number => q !== null);
+  return queues.length === 0 || queues.some((q) => q >= bound) ? null : Math.max(...queues);
+}
+
 /** Why Vegas cannot stand (null: another label, a profile kept Vegas's queue, or none measured it). */
 export function vegasQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
-  if (label !== 'Vegas') return null;
-  const queues = classifiers.map(queuedOf).filter((q): q is number => q !== null);
-  if (queues.length === 0 || queues.some((q) => q >= MIN_QUEUED_PACKETS)) return null;
-  const most = Math.max(...queues);
-  return `Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept ${most.toFixed(1)} (under ${MIN_QUEUED_PACKETS}): a sender cruising at the BDP (BBR-like) looks like this`;
+  const most = label === 'Vegas' ? mostQueuedUnder(classifiers, MIN_QUEUED_PACKETS) : null;
+  return most === null ? null
+    : `Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept ${most.toFixed(1)} (under ${MIN_QUEUED_PACKETS}): a sender cruising at the BDP (BBR-like) looks like this`;
 }
 
 /**
- * The akamai rule matched in this profile on its own signature: back-offs every 10-20 s at one
- * level (its `periodic` match, whatever the queue), or a held level, which the rule accepts only
- * with its own queue bound met or unmeasured.
- */
-const ruleMatched = (c: Record<string, JsonObject> | undefined): boolean =>
-  (c?.akamai?.intervalsOk === true && c.akamai.flat === true && c.akamai.levelOk === true) || c?.akamai?.held === true;
-
-/**
  * Why an AkamaiCC-like answer cannot stand (null: another label, the akamai rule matched in some
- * profile, a profile kept FAST's queue, or none measured the queue). The learned class comes from
- * the lab's FAST, whose held level keeps its alpha (20) of packets queued above the BDP: 18.5-20.5
- * over issue 17's rounds (akamai.ts), 17.4-19.6 in 68 of the 72 FAST traces of the delay-based
- * held-out rounds A-J and 18.2-18.3 at 400 kbit/s-1 Mbit/s (session 52). The other four, in a
- * 0.6-BDP buffer smaller than alpha, kept 6.4-7.3 and were Unknown already: where the buffer
- * cannot hold alpha, FAST is withheld too. The bound is the akamai rule's default for its held
- * level (twice Vegas's beta; a model file's own `held.minQueuedPackets` is not consulted, and the
- * shipped model keeps the default). WHY (session 52): the learned class took kernel Vegas at 800
- * kbit/s (held-out h-bn-800k-70j2, a 32-segment BDP no profile trains), keeping 4 queued, at 1.00.
+ * profile on its own signature, its back-offs every 10-20 s or its held level (whose queue bound
+ * it checks itself), a profile kept FAST's queue, or none measured the queue). The learned class
+ * comes from the lab's FAST, whose held level keeps its alpha (20) of packets queued above the BDP:
+ * 18.5-20.5 over issue 17's rounds (akamai.ts), 17.4-19.6 in 68 of the 72 FAST traces of the
+ * delay-based held-out rounds A-J and 18.2-18.3 at 400 kbit/s-1 Mbit/s (session 52). The other
+ * four, in a 0.6-BDP buffer smaller than alpha, kept 6.4-7.3 and were Unknown already: where the
+ * buffer cannot hold alpha, FAST is withheld too. The bound is the akamai rule's default for its
+ * held level (twice Vegas's beta; a model file's own `held.minQueuedPackets` is not consulted, and
+ * the shipped model keeps the default). WHY (session 52): the learned class took kernel Vegas at
+ * 800 kbit/s (held-out h-bn-800k-70j2, a 32-segment BDP no profile trains), keeping 4 queued, at 1.00.
  */
 export function akamaiQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
-  if (label !== AKAMAI || classifiers.some(ruleMatched)) return null;
-  const queues = classifiers.map(queuedOf).filter((q): q is number => q !== null);
-  if (queues.length === 0 || queues.some((q) => q >= FAST_MIN_QUEUED_PACKETS)) return null;
-  const most = Math.max(...queues);
-  return `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's held level kept ${most.toFixed(1)} (under ${FAST_MIN_QUEUED_PACKETS}, twice Vegas's beta) without AkamaiCC's back-offs every 10-20 s: a delay-based sender with a small queue target (Vegas-like) looks like this`;
+  if (label !== AKAMAI || classifiers.some((c) => c?.akamai?.decision === AKAMAI)) return null;
+  const most = mostQueuedUnder(classifiers, FAST_MIN_QUEUED_PACKETS);
+  return most === null ? null
+    : `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's held level kept ${most.toFixed(1)} (under ${FAST_MIN_QUEUED_PACKETS}, twice Vegas's beta) without AkamaiCC's back-offs every 10-20 s: a delay-based sender with a small queue target (Vegas-like) looks like this`;
 }

@@ -14,7 +14,8 @@ import { classifyEntries } from '../../../src/train/bench.js';
 import { loadDataset, toSeries } from '../../../src/train/dataset.js';
 import { shippedModel } from './shippedModel.js';
 
-const akamai = (queuedPackets: number | null, periodic = false, held = false) => ({ akamai: { queuedPackets, intervalsOk: periodic, flat: periodic, levelOk: periodic, held } });
+// As the akamai classifier's explain() reads: the rule's decision is its periodic match or its held level.
+const akamai = (queuedPackets: number | null, periodic = false, held = false) => ({ akamai: { queuedPackets, intervalsOk: periodic, flat: periodic, levelOk: periodic, held, decision: periodic || held ? 'AkamaiCC-like' : null } });
 
 describe('akamaiQueueWithheld', () => {
   it('withholds AkamaiCC-like when no profile kept FAST\'s queue', () => {
@@ -33,7 +34,7 @@ describe('akamaiQueueWithheld', () => {
   });
 
   it('counts back-offs as AkamaiCC\'s only when they are periodic, flat and level, as the rule does', () => {
-    const partly = { akamai: { queuedPackets: 4, intervalsOk: true, flat: false, levelOk: true, held: false } };
+    const partly = { akamai: { queuedPackets: 4, intervalsOk: true, flat: false, levelOk: true, held: false, decision: null } };
     expect(akamaiQueueWithheld('AkamaiCC-like', [partly])).toMatch(/held level kept 4\.0/);
   });
 
