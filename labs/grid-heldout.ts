@@ -192,5 +192,11 @@ export default defineGrid({
     // its rate.
     { id: 'h-r300-45j2', axis: 'bottleneck', value: '300 kbit/s behind both Nebby profiles, 45 ms away, 2 ms jitter', path: { rttMs: 45, jitterMs: 2 }, profile: { rateKbit: 300 } },
     { id: 'h-rvideo-3m-60j1', axis: 'bottleneck', value: 'video at 3 Mbit/s, 60 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 3000 } },
+    // Session 53, round S: chosen before any change of session 53 was measured on it (the conditions
+    // envelope's BDP axis was being tried on rounds A-R): other rates behind both Nebby profiles'
+    // delays, one near and one far, and `video` below its rate.
+    { id: 'h-s450-30j1', axis: 'bottleneck', value: '450 kbit/s behind both Nebby profiles, 30 ms away, 1 ms jitter', path: { rttMs: 30, jitterMs: 1 }, profile: { rateKbit: 450 } },
+    { id: 'h-s700-90', axis: 'bottleneck', value: '700 kbit/s behind both Nebby profiles, 90 ms away', path: { rttMs: 90 }, profile: { rateKbit: 700 } },
+    { id: 'h-svideo-1m-40j2', axis: 'bottleneck', value: 'video at 1 Mbit/s, 40 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 40, jitterMs: 2 }, profile: { rateKbit: 1000 } },
   ],
 });
