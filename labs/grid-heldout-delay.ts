@@ -73,5 +73,9 @@ export default defineGrid({
     { id: 'hd-bn-500k-40j2', axis: 'bottleneck', value: '500 kbit/s, 30 ms, 2 BDP, 40 ms away, 2 ms jitter', profiles: ['nebby-50'], path: { rttMs: 40, jitterMs: 2 }, profile: { rateKbit: 500, delayMs: 30, buffer: { bdp: 2 } } },
     { id: 'hd-bn-1m-90j1', axis: 'bottleneck', value: '1 Mbit/s, 20 ms, 1.5 BDP, 90 ms away, 1 ms jitter', profiles: ['nebby-50'], path: { rttMs: 90, jitterMs: 1 }, profile: { rateKbit: 1000, delayMs: 20, buffer: { bdp: 1.5 } } },
     { id: 'hd-bn-400k-n100', axis: 'bottleneck', value: '400 kbit/s behind nebby-100 (100 ms, 2 BDP), 30 ms away', profiles: ['nebby-100'], path: { rttMs: 30 }, profile: { rateKbit: 400 } },
+    // Session 53, round T (as in labs/grid-heldout.ts): the senders the learned BBRv1 class also takes,
+    // on the same far paths, before the ProbeBW-cycle backing of BBRv1 is measured on them.
+    { id: 'hd-t-video-125j2', axis: 'profile', value: 'video, 125 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 125, jitterMs: 2 } },
+    { id: 'hd-t-130j1', axis: 'server-rtt', value: 'nebby-50, 130 ms, 1 ms jitter', profiles: ['nebby-50'], path: { rttMs: 130, jitterMs: 1 } },
   ],
 });

@@ -198,5 +198,10 @@ export default defineGrid({
     { id: 'h-s450-30j1', axis: 'bottleneck', value: '450 kbit/s behind both Nebby profiles, 30 ms away, 1 ms jitter', path: { rttMs: 30, jitterMs: 1 }, profile: { rateKbit: 450 } },
     { id: 'h-s700-90', axis: 'bottleneck', value: '700 kbit/s behind both Nebby profiles, 90 ms away', path: { rttMs: 90 }, profile: { rateKbit: 700 } },
     { id: 'h-svideo-1m-40j2', axis: 'bottleneck', value: 'video at 1 Mbit/s, 40 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 40, jitterMs: 2 }, profile: { rateKbit: 1000 } },
+    // Session 53, round T: chosen after round S was read (the envelope's wider BDP axis named kernel
+    // BBR NewReno there and was dropped), before the ProbeBW-cycle backing of BBRv1 (bbr.ts
+    // probeBwDrainCycles) is measured on it: far paths where ProbeRTT may show as neither a drain nor a pause.
+    { id: 'h-t-video-125j2', axis: 'profile', value: 'video, 125 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 125, jitterMs: 2 } },
+    { id: 'h-t-130j1', axis: 'server-rtt', value: 'nebby-50, 130 ms, 1 ms jitter', profiles: ['nebby-50'], path: { rttMs: 130, jitterMs: 1 } },
   ],
 });
