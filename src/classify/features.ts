@@ -54,6 +54,11 @@ export interface FlowFeatures {
   pathBdpPackets: number | null;
   /** The share of data packets that arrived out of order (series conditions); null when not measured. */
   reorderShare: number | null;
+  /**
+   * The whole path's minimum round trip: the capture's minimum RTT plus the server side's (series
+   * conditions), the clock a sender's own cycles run on; null when the conditions do not say.
+   */
+  pathMinRttSeconds: number | null;
 }
 
 /**
@@ -107,6 +112,7 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     // From the conditions either way: with the hidden part added by the pipeline, the peaks hold it too.
     pathBdpPackets: pathBdpPackets(pipe, hiddenPath, segmentBytes),
     reorderShare: series.conditions?.reorderShare ?? null,
+    pathMinRttSeconds: pathMinRttOf(series.conditions),
   };
   // The rest of the descriptor: rate-based texture (ProbeRTT-like dips), so the learned model
   // also knows what a BBR flow looks like; the loss share; the packets regained per loss cycle,
@@ -116,6 +122,11 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
   const cycleRise = f.transport === 'quic' ? describeCycleRise(f) : NaN;
   shape.push(...describeRateTexture(f), describeLoss(f.loss), cycleRise);
   return f;
+}
+
+function pathMinRttOf(c: BifSeries['conditions']): number | null {
+  if (!c || !(c.minRttSeconds > 0)) return null;
+  return c.minRttSeconds + (c.serverSideRttSeconds !== null && c.serverSideRttSeconds > 0 ? c.serverSideRttSeconds : 0);
 }
 
 function pipeOf(series: BifSeries): FlowFeatures['pipe'] {

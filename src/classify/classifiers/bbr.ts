@@ -105,6 +105,24 @@ const paramsSchema = z.object({
    * ~1.6 s (3.5 RTTs) long; a longer pause is a sender with nothing to send. 0: off.
    */
   pausedDrainMaxRtts: z.number().nonnegative().default(5),
+  /**
+   * BBRv1's ProbeBW drain phase (session 53): its gain cycle spends one min RTT at 0.75 in every 8,
+   * so the bytes in flight fall by about a quarter every 8 round trips of the whole path. Back-offs
+   * after start-up falling this much (share of the peak) ...
+   */
+  probeBwDrainDepth: range.default({ min: 0.15, max: 0.35 }),
+  /**
+   * ... this many whole-path minimum RTTs apart (FlowFeatures.pathMinRttSeconds: from far away the
+   * capture's own RTT is a part of it) back a BBRv1 answer when at least probeBwMinCycles such
+   * intervals make up at least probeBwMinShare of the intervals between those back-offs. Lab kernel
+   * BBR, 145 TCP traces on disk (rounds A-R and the training grids of sessions 47-52): median
+   * interval 7.8-8.8 where it showed, 38 flows passing (mostly `video` 85-170 ms away, where ProbeRTT
+   * drains show neither); no flow of the ~2800 others (BBRv2/v3, Copa, FAST, the loss-based
+   * controllers, the open set) had more than 3 such intervals or more than half its intervals there.
+   */
+  probeBwCycleRtts: range.default({ min: 6.5, max: 10.5 }),
+  probeBwMinCycles: z.number().int().min(1).default(4),
+  probeBwMinShare: z.number().min(0).max(1).default(0.6),
 });
 export type BbrParams = z.infer<typeof paramsSchema>;
 
@@ -133,6 +151,30 @@ type PausedDrainParams = Pick<BbrParams, 'drainMinPeakPackets' | 'pausedDrainMax
 
 const drainWords = (p: DrainParams): string =>
   `to <= ${Math.round(100 * p.drainMaxShare)}% of the window${p.drainMaxTroughPackets ? ` or <= ${p.drainMaxTroughPackets} packets` : ''}`;
+
+/**
+ * BBRv1's ProbeBW gain cycle seen in its drain phase (params probeBwDrainDepth ...): how many
+ * intervals between back-offs of a quarter or so lie at 8-ish whole-path round trips, out of how
+ * many, and their median in those round trips. Null without the whole path's RTT.
+ */
+export function probeBwDrainCycles(
+  f: Pick<FlowFeatures, 'backoffs' | 'pathMinRttSeconds' | 't0' | 'dt' | 'slowStartEnd'>,
+  p: Pick<BbrParams, 'probeBwDrainDepth' | 'probeBwCycleRtts'>,
+): { atCycle: number; intervals: number; medianRtts: number } | null {
+  const rtt = f.pathMinRttSeconds;
+  if (rtt === null || !(rtt > 0)) return null;
+  // Two round trips past start-up: the last slow-start fall is not a cycle's.
+  const from = f.t0 + f.slowStartEnd * f.dt + 2 * rtt;
+  const falls = f.backoffs.filter((b) => b.tPeak > from && within(b.depth, p.probeBwDrainDepth));
+  const apart = falls.slice(1).map((b, k) => (b.tPeak - falls[k].tPeak) / rtt);
+  const sorted = [...apart].sort((a, b) => a - b);
+  return { atCycle: apart.filter((x) => within(x, p.probeBwCycleRtts)).length, intervals: apart.length, medianRtts: sorted.length ? sorted[Math.floor(sorted.length / 2)] : NaN };
+}
+
+/** Enough of those intervals, and most of them, at ProbeBW's cycle. */
+export function probeBwCycleShown(c: { atCycle: number; intervals: number }, p: Pick<BbrParams, 'probeBwMinCycles' | 'probeBwMinShare'>): boolean {
+  return c.atCycle >= p.probeBwMinCycles && c.atCycle >= p.probeBwMinShare * c.intervals;
+}
 
 /** The back-offs that fall like BBRv1's ProbeRTT (see probeRttDrains). */
 export function drainBackoffs(f: DrainInput, p: DrainParams): FlowFeatures['backoffs'] {
@@ -229,6 +271,13 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
     if (times.length === 1 && !rhythm && within(times[0], p.drainSeconds) && end - times[0] < p.drainSeconds.max) {
       return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due`, repeated: false };
     }
+  }
+  // ProbeBW's drain phase, every 8 round trips: where ProbeRTT shows neither as a drain nor as a
+  // pause (kernel BBR through `video` 85-170 ms away). Not repeated in the sense of ProbeRTT: a
+  // loss-based sender's regular back-offs under random loss were not measured against it.
+  const cycles = probeBwDrainCycles(f, p);
+  if (cycles && probeBwCycleShown(cycles, p)) {
+    return { backed: true, why: `ProbeBW's drain phase: falls of ${Math.round(100 * p.probeBwDrainDepth.min)}-${Math.round(100 * p.probeBwDrainDepth.max)}% every ${p.probeBwCycleRtts.min}-${p.probeBwCycleRtts.max} round trips of the whole path ${cycles.atCycle} times in ${cycles.intervals} (median ${cycles.medianRtts.toFixed(1)})`, repeated: false };
   }
   const n = drains.length + paused.length;
   const spacing = drainSpacing(a.drainIntervals, p);
@@ -360,6 +409,10 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     drainMinPeakPackets: 15,
     drainMaxTroughPackets: 4.5,
     pausedDrainMaxRtts: 5,
+    probeBwDrainDepth: { min: 0.15, max: 0.35 },
+    probeBwCycleRtts: { min: 6.5, max: 10.5 },
+    probeBwMinCycles: 4,
+    probeBwMinShare: 0.6,
   }),
   fit: (_examples, params) => params,
   predict(f, p): Claim[] {
@@ -385,6 +438,8 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       probeRttDrainIntervalsSeconds: a.drainIntervals.map((x) => jsonNumber(x, 3)),
       // Short pauses that stand for ProbeRTT drains seen from far away (pausedDrains).
       probeRttPauseTimesSeconds: a.pauses.map((x) => jsonNumber(x, 3)),
+      // Intervals between ProbeBW-drain-like falls at ~8 whole-path round trips (probeBwDrainCycles).
+      probeBwDrainCycles: ((c) => (c ? { atCycle: c.atCycle, intervals: c.intervals, medianRtts: jsonNumber(c.medianRtts, 2) } : null))(probeBwDrainCycles(f, p)),
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
       // Whether a BBRv1 answer for this TCP flow is backed by BBRv1's signature (null: not TCP).
