@@ -56,7 +56,7 @@ export interface FlowFeatures {
   reorderShare: number | null;
   /**
    * The whole path's minimum round trip: the capture's minimum RTT plus the server side's (series
-   * conditions), the clock a sender's own cycles run on; null when the conditions do not say.
+   * conditions, pathMinRttOf), the clock a sender's own cycles run on; null when they do not say.
    */
   pathMinRttSeconds: number | null;
 }
@@ -124,9 +124,10 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
   return f;
 }
 
-function pathMinRttOf(c: BifSeries['conditions']): number | null {
-  if (!c || !(c.minRttSeconds > 0)) return null;
-  return c.minRttSeconds + (c.serverSideRttSeconds !== null && c.serverSideRttSeconds > 0 ? c.serverSideRttSeconds : 0);
+/** The capture's minimum RTT plus the server side's round trip (one sample, from the opening exchange); null when either is unmeasured. */
+export function pathMinRttOf(c: BifSeries['conditions']): number | null {
+  if (!c || !(c.minRttSeconds > 0) || c.serverSideRttSeconds === null || !(c.serverSideRttSeconds >= 0)) return null;
+  return c.minRttSeconds + c.serverSideRttSeconds;
 }
 
 function pipeOf(series: BifSeries): FlowFeatures['pipe'] {

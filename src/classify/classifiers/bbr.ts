@@ -7,6 +7,8 @@
  * pulses without any ProbeRTT are no BBR claim (loss cycles read that way).
  * A BBRv1 that fills the buffer shows no plateau to read pulses from; its ProbeRTT still
  * drains the window to 4 packets every ~10 s, which the back-off detector sees (probeRttDrains).
+ * From far away, where ProbeRTT may show as neither, its gain cycle's drain phase still backs a
+ * learned BBRv1 answer (probeBwDrainCycles).
  */
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
@@ -108,13 +110,16 @@ const paramsSchema = z.object({
   /**
    * BBRv1's ProbeBW drain phase (session 53): its gain cycle spends one min RTT at 0.75 in every 8,
    * so the bytes in flight fall by about a quarter every 8 round trips of the whole path. Back-offs
-   * after start-up falling this much (share of the peak) ...
+   * after start-up falling this much (share of the peak; the back-off detector sees none under 20%,
+   * pipeline backoff.minDrop) ...
    */
-  probeBwDrainDepth: range.default({ min: 0.15, max: 0.35 }),
+  probeBwDrainDepth: range.default({ min: 0.2, max: 0.35 }),
   /**
    * ... this many whole-path minimum RTTs apart (FlowFeatures.pathMinRttSeconds: from far away the
    * capture's own RTT is a part of it) back a BBRv1 answer when at least probeBwMinCycles such
-   * intervals make up at least probeBwMinShare of the intervals between those back-offs. Lab kernel
+   * intervals make up at least probeBwMinShare of the intervals between those back-offs (an
+   * interval is read only between two such back-offs in a row, with no other back-off, idle or
+   * application-limited time between them). Lab kernel
    * BBR, 145 TCP traces on disk (rounds A-R and the training grids of sessions 47-52): median
    * interval 7.8-8.8 where it showed, 38 flows passing (mostly `video` 85-170 ms away, where ProbeRTT
    * drains show neither); no flow of the ~2800 others (BBRv2/v3, Copa, FAST, the loss-based
@@ -126,7 +131,7 @@ const paramsSchema = z.object({
 });
 export type BbrParams = z.infer<typeof paramsSchema>;
 
-interface BbrFindings {
+export interface BbrFindings {
   rate: RateAnalysis;
   pulse: { rtts: number; strength: number } | null;
   /** ACF near twice the pulse period (NaN when not measured). */
@@ -149,26 +154,40 @@ type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets' | 'dr
 type PausedDrainInput = DrainInput & Pick<FlowFeatures, 'y' | 't0'>;
 type PausedDrainParams = Pick<BbrParams, 'drainMinPeakPackets' | 'pausedDrainMaxRtts'>;
 
+const probeBwWords = (p: Pick<BbrParams, 'probeBwDrainDepth' | 'probeBwCycleRtts'>): string =>
+  `${Math.round(100 * p.probeBwDrainDepth.min)}-${Math.round(100 * p.probeBwDrainDepth.max)}% at ${p.probeBwCycleRtts.min}-${p.probeBwCycleRtts.max} round trips of the whole path`;
+
 const drainWords = (p: DrainParams): string =>
   `to <= ${Math.round(100 * p.drainMaxShare)}% of the window${p.drainMaxTroughPackets ? ` or <= ${p.drainMaxTroughPackets} packets` : ''}`;
 
 /**
  * BBRv1's ProbeBW gain cycle seen in its drain phase (params probeBwDrainDepth ...): how many
- * intervals between back-offs of a quarter or so lie at 8-ish whole-path round trips, out of how
- * many, and their median in those round trips. Null without the whole path's RTT.
+ * intervals between consecutive back-offs of about a quarter lie at ~8 whole-path round trips, out
+ * of how many were read, and their median in those round trips. An interval is read only between
+ * two such back-offs with nothing between them: a deeper cut (a loss, ProbeRTT) or an idle or
+ * application-limited stretch between two falls 4 round trips from it would make two cycles read
+ * as one. Null without the whole path's round trip.
  */
 export function probeBwDrainCycles(
-  f: Pick<FlowFeatures, 'backoffs' | 'pathMinRttSeconds' | 't0' | 'dt' | 'slowStartEnd'>,
+  f: Pick<FlowFeatures, 'backoffs' | 'pathMinRttSeconds' | 't0' | 'dt' | 'slowStartEnd' | 'mask'>,
   p: Pick<BbrParams, 'probeBwDrainDepth' | 'probeBwCycleRtts'>,
 ): { atCycle: number; intervals: number; medianRtts: number } | null {
   const rtt = f.pathMinRttSeconds;
   if (rtt === null || !(rtt > 0)) return null;
-  // Two round trips past start-up: the last slow-start fall is not a cycle's.
+  // Two whole-path round trips past slow start (f.backoffs start there): the fall that ended it is not a cycle's.
   const from = f.t0 + f.slowStartEnd * f.dt + 2 * rtt;
-  const falls = f.backoffs.filter((b) => b.tPeak > from && within(b.depth, p.probeBwDrainDepth));
-  const apart = falls.slice(1).map((b, k) => (b.tPeak - falls[k].tPeak) / rtt);
-  const sorted = [...apart].sort((a, b) => a - b);
-  return { atCycle: apart.filter((x) => within(x, p.probeBwCycleRtts)).length, intervals: apart.length, medianRtts: sorted.length ? sorted[Math.floor(sorted.length / 2)] : NaN };
+  const after = f.backoffs.filter((b) => b.tPeak > from);
+  const apart: number[] = [];
+  for (let k = 1; k < after.length; k++) {
+    const [a, b] = [after[k - 1], after[k]];
+    if (!within(a.depth, p.probeBwDrainDepth) || !within(b.depth, p.probeBwDrainDepth) || anyExcluded(f.mask, a.iPeak, b.iPeak)) continue;
+    apart.push((b.tPeak - a.tPeak) / rtt);
+  }
+  return {
+    atCycle: apart.filter((x) => within(x, p.probeBwCycleRtts)).length,
+    intervals: apart.length,
+    medianRtts: apart.length ? median(apart) : NaN,
+  };
 }
 
 /** Enough of those intervals, and most of them, at ProbeBW's cycle. */
@@ -244,8 +263,10 @@ export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
  * (15 of 65 single-profile BBRv1 answers over the grid and issue 17's rounds, all without it),
  * while every TCP BBRv1 answer the rule also gave (40) was right. Backed: the rule names BBRv1
  * (pulses and ~10 s ProbeRTT, or two drains ~10 s apart), or the trace holds one drain, ~10 s
- * in, and ends before a second was due (a 20 s trace sees only the first ProbeRTT). Not for QUIC: quinn's
- * BBR drains differently and no other lab QUIC flow is named BBRv1.
+ * in, and ends before a second was due (a 20 s trace sees only the first ProbeRTT); or drains and
+ * pauses ~10 s apart from far away; or ProbeBW's drain phase every ~8 whole-path round trips
+ * (probeBwDrainCycles). Not for QUIC: quinn's BBR drains differently and no other lab QUIC flow is
+ * named BBRv1.
  */
 export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string; repeated: boolean } {
   // Repeated: ProbeRTT seen at least twice (two dips, or drains ~10 s apart), not pulses with one dip or none.
@@ -273,11 +294,12 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
     }
   }
   // ProbeBW's drain phase, every 8 round trips: where ProbeRTT shows neither as a drain nor as a
-  // pause (kernel BBR through `video` 85-170 ms away). Not repeated in the sense of ProbeRTT: a
-  // loss-based sender's regular back-offs under random loss were not measured against it.
+  // pause (kernel BBR through `video` 85-170 ms away). Not after a BBRv2/v3 rhythm: their bandwidth
+  // probes every 2-3 s fall at 6.5-10.5 round trips of a 0.2-0.46 s path. Not repeated in the sense
+  // of ProbeRTT: a loss-based sender's regular back-offs under random loss were not measured against it.
   const cycles = probeBwDrainCycles(f, p);
-  if (cycles && probeBwCycleShown(cycles, p)) {
-    return { backed: true, why: `ProbeBW's drain phase: falls of ${Math.round(100 * p.probeBwDrainDepth.min)}-${Math.round(100 * p.probeBwDrainDepth.max)}% every ${p.probeBwCycleRtts.min}-${p.probeBwCycleRtts.max} round trips of the whole path ${cycles.atCycle} times in ${cycles.intervals} (median ${cycles.medianRtts.toFixed(1)})`, repeated: false };
+  if (cycles && !rhythm && probeBwCycleShown(cycles, p)) {
+    return { backed: true, why: `ProbeBW's drain phase: ${cycles.atCycle} of ${cycles.intervals} intervals between falls of ${probeBwWords(p)} (median ${cycles.medianRtts.toFixed(1)} round trips)`, repeated: false };
   }
   const n = drains.length + paused.length;
   const spacing = drainSpacing(a.drainIntervals, p);
@@ -285,7 +307,10 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
     : rhythm ? `${n} drain(s) or pause(s) and ProbeRTT-like dips, ${rhythm.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${rhythm.atV1} ~10 s`
     : spacing.atV2 > 0 ? `${n} drain(s) or pause(s), ${spacing.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${spacing.atV1} ~10 s`
       : `${n} drain(s) or pause(s) but none ~10 s apart`;
-  return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s`, repeated: false };
+  const drainPhase = !cycles || cycles.intervals === 0 ? ''
+    : rhythm && probeBwCycleShown(cycles, p) ? `; ProbeBW's drain phase (${cycles.atCycle} of ${cycles.intervals} intervals at its cycle) beside BBRv2/v3's ~5 s ProbeRTT rhythm (${rhythm.atV2} interval(s))`
+      : `, nor ProbeBW's drain phase (${cycles.atCycle} of ${cycles.intervals} intervals at its cycle)`;
+  return { backed: false, why: `${seen} and no ProbeBW pulse train in ${f.durationSeconds.toFixed(0)} s${drainPhase}`, repeated: false };
 }
 
 /**
@@ -341,7 +366,8 @@ export function drainDecision(intervals: number[], p: BbrParams, dipIntervals: n
   return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains (${drainWords(p)}), ${apart} s apart` };
 }
 
-function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
+/** What the rate analysis finds in a flow (exported so tests can vary one finding). */
+export function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   // The ACF reaches twice the longest pulse period so a pulse train's repeat can be checked.
   const rate = analyseRate(f, { ...p.rate, maxLagRtts: Math.max(p.rate.maxLagRtts, 2 * p.probeBwRtts.max + 1) });
   // Search from 2 RTTs so a faster oscillation (e.g. Copa's) is seen as its own period,
@@ -384,6 +410,10 @@ function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   return out;
 }
 
+function probeBwCycleEvidence(c: ReturnType<typeof probeBwDrainCycles>): JsonObject | null {
+  return c ? { atCycle: c.atCycle, intervals: c.intervals, medianRtts: jsonNumber(c.medianRtts, 2) } : null;
+}
+
 export const bbrClassifier = defineClassifier<BbrParams>({
   name: 'bbr',
   description: 'BBRv1 / BBRv2 / other BBR from ProbeBW pulses and ProbeRTT dips',
@@ -409,7 +439,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     drainMinPeakPackets: 15,
     drainMaxTroughPackets: 4.5,
     pausedDrainMaxRtts: 5,
-    probeBwDrainDepth: { min: 0.15, max: 0.35 },
+    probeBwDrainDepth: { min: 0.2, max: 0.35 },
     probeBwCycleRtts: { min: 6.5, max: 10.5 },
     probeBwMinCycles: 4,
     probeBwMinShare: 0.6,
@@ -439,7 +469,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       // Short pauses that stand for ProbeRTT drains seen from far away (pausedDrains).
       probeRttPauseTimesSeconds: a.pauses.map((x) => jsonNumber(x, 3)),
       // Intervals between ProbeBW-drain-like falls at ~8 whole-path round trips (probeBwDrainCycles).
-      probeBwDrainCycles: ((c) => (c ? { atCycle: c.atCycle, intervals: c.intervals, medianRtts: jsonNumber(c.medianRtts, 2) } : null))(probeBwDrainCycles(f, p)),
+      probeBwDrainCycles: probeBwCycleEvidence(probeBwDrainCycles(f, p)),
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
       // Whether a BBRv1 answer for this TCP flow is backed by BBRv1's signature (null: not TCP).
