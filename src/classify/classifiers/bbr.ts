@@ -119,11 +119,11 @@ const paramsSchema = z.object({
    * capture's own RTT is a part of it) back a BBRv1 answer when at least probeBwMinCycles such
    * intervals make up at least probeBwMinShare of the intervals between those back-offs (an
    * interval is read only between two such back-offs in a row, with no other back-off, idle or
-   * application-limited time between them). Lab kernel
-   * BBR, 145 TCP traces on disk (rounds A-R and the training grids of sessions 47-52): median
-   * interval 7.8-8.8 where it showed, 38 flows passing (mostly `video` 85-170 ms away, where ProbeRTT
-   * drains show neither); no flow of the ~2800 others (BBRv2/v3, Copa, FAST, the loss-based
-   * controllers, the open set) had more than 3 such intervals or more than half its intervals there.
+   * application-limited time between them). Over the 2629 TCP traces on disk (rounds A-R and the
+   * training grids of sessions 47-52): 41 of 149 kernel BBR traces pass, median interval 8.0-9.2
+   * (mostly `video` 85-170 ms away, where ProbeRTT shows neither as a drain nor as a pause); none of
+   * the others (BBRv2/v3, Copa, FAST, the loss-based controllers, the open set) does: nearest, Copa
+   * through `video` with 3-5 such intervals in 9-19, BBRv3 with 2 in 3.
    */
   probeBwCycleRtts: range.default({ min: 6.5, max: 10.5 }),
   probeBwMinCycles: z.number().int().min(1).default(4),
