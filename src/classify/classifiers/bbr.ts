@@ -144,6 +144,8 @@ export interface BbrFindings {
   drainIntervals: number[];
   /** Times (s) of short pauses standing for ProbeRTT drains seen from far away (pausedDrains). */
   pauses: number[];
+  /** ProbeBW's drain phase: intervals at its cycle (probeBwDrainCycles; null without the whole path's RTT). */
+  probeBwCycles: ReturnType<typeof probeBwDrainCycles>;
   decision: { label: string; confidence: number; note: string } | null;
 }
 
@@ -297,7 +299,7 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   // pause (kernel BBR through `video` 85-170 ms away). Not after a BBRv2/v3 rhythm: their bandwidth
   // probes every 2-3 s fall at 6.5-10.5 round trips of a 0.2-0.46 s path. Not repeated in the sense
   // of ProbeRTT: a loss-based sender's regular back-offs under random loss were not measured against it.
-  const cycles = probeBwDrainCycles(f, p);
+  const cycles = a.probeBwCycles;
   if (cycles && !rhythm && probeBwCycleShown(cycles, p)) {
     return { backed: true, why: `ProbeBW's drain phase: ${cycles.atCycle} of ${cycles.intervals} intervals between falls of ${probeBwWords(p)} (median ${cycles.medianRtts.toFixed(1)} round trips)`, repeated: false };
   }
@@ -384,7 +386,7 @@ export function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   const dipPeriod = intervals.length ? median(intervals) : null;
   const dipsPeriodic = intervals.length >= 1 && cv(intervals) <= p.maxIntervalCv;
   const drainIntervals = probeRttDrains(f, p);
-  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals, pauses: pausedDrains(f, p), decision: null };
+  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals, pauses: pausedDrains(f, p), probeBwCycles: probeBwDrainCycles(f, p), decision: null };
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
   // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show.
   if (!rateLike) {
@@ -469,7 +471,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       // Short pauses that stand for ProbeRTT drains seen from far away (pausedDrains).
       probeRttPauseTimesSeconds: a.pauses.map((x) => jsonNumber(x, 3)),
       // Intervals between ProbeBW-drain-like falls at ~8 whole-path round trips (probeBwDrainCycles).
-      probeBwDrainCycles: probeBwCycleEvidence(probeBwDrainCycles(f, p)),
+      probeBwDrainCycles: probeBwCycleEvidence(a.probeBwCycles),
       decision: a.decision ? a.decision.label : null,
       note: a.decision ? a.decision.note : 'no BBR signature',
       // Whether a BBRv1 answer for this TCP flow is backed by BBRv1's signature (null: not TCP).
