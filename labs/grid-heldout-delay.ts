@@ -77,5 +77,8 @@ export default defineGrid({
     // on the same far paths, before the ProbeBW-cycle backing of BBRv1 is measured on them.
     { id: 'hd-t-video-125j2', axis: 'profile', value: 'video, 125 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 125, jitterMs: 2 } },
     { id: 'hd-t-130j1', axis: 'server-rtt', value: 'nebby-50, 130 ms, 1 ms jitter', profiles: ['nebby-50'], path: { rttMs: 130, jitterMs: 1 } },
+    // Session 54, round U (as in labs/grid-heldout.ts): chosen before any change of session 54.
+    { id: 'hd-u-r380-65j2', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 65 ms away, 2 ms jitter', path: { rttMs: 65, jitterMs: 2 }, profile: { rateKbit: 380 } },
+    { id: 'hd-u-v2m-100j1', axis: 'bottleneck', value: 'video at 2 Mbit/s, 100 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 2000 } },
   ],
 });

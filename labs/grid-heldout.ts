@@ -203,5 +203,11 @@ export default defineGrid({
     // probeBwDrainCycles) is measured on it: far paths where ProbeRTT may show as neither a drain nor a pause.
     { id: 'h-t-video-125j2', axis: 'profile', value: 'video, 125 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 125, jitterMs: 2 } },
     { id: 'h-t-130j1', axis: 'server-rtt', value: 'nebby-50, 130 ms, 1 ms jitter', profiles: ['nebby-50'], path: { rttMs: 130, jitterMs: 1 } },
+    // Session 54, round U: chosen at the start of the session, before any change of it was written
+    // (the stored rounds were gone with the machine): another rate behind both Nebby profiles' delays
+    // with jitter, a 2.5-BDP buffer far away, and `video` faster than its rate, far away.
+    { id: 'h-u-r380-65j2', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 65 ms away, 2 ms jitter', path: { rttMs: 65, jitterMs: 2 }, profile: { rateKbit: 380 } },
+    { id: 'h-u-b25-160j3', axis: 'mixed', value: '2.5 BDP, 160 ms, 3 ms jitter', path: { rttMs: 160, jitterMs: 3 }, profile: { buffer: { bdp: 2.5 } } },
+    { id: 'h-u-v2m-100j1', axis: 'bottleneck', value: 'video at 2 Mbit/s, 100 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 2000 } },
   ],
 });
