@@ -62,23 +62,6 @@ export function calibrate(c: Calibration | undefined, raw: number): number {
 }
 
 /**
- * Maps for verdicts read near the edge of the conditions the model was trained under, fitted on
- * held-out conditions (issue 16: "calibrate on held-out conditions"). They take the first maps'
- * output. WHY: the first maps come from leaving one grid condition out, where a left-out condition
- * still lies among trained ones; at other bottleneck rates, with the conditions envelope's BDP
- * axis nearly spent, single-profile answers at 0.8-0.9 were right about 6 times in 10
- * (docs/benchmarks/conditions.md, session 54). Near the trained conditions nothing changes, so
- * the lab's own figures stand.
- */
-export const edgeCalibrationSchema = z.object({
-  /** Verdicts whose conditions lie at least this far out (envelope distance, 1 = the edge; confidence.ts envelopeDistanceOf). */
-  fromDistance: z.number().min(0),
-  fused: calibrationSchema,
-  single: calibrationSchema,
-});
-export type EdgeCalibration = z.infer<typeof edgeCalibrationSchema>;
-
-/**
  * The model's maps: one for verdicts fused over several profiles, one for a single flow's verdict
  * (a foreign capture, a single-profile run): their raw confidences come from different rules.
  */
@@ -102,7 +85,5 @@ export const calibrationsSchema = z.object({
    * were right 6 times in 9.
    */
   minAnswerSingle: z.number().min(0).max(1).optional(),
-  /** Near the edge of the trained conditions, a second map fitted on held-out conditions (edgeCalibrationSchema); absent: none. */
-  edge: edgeCalibrationSchema.optional(),
 });
 export type Calibrations = z.infer<typeof calibrationsSchema>;

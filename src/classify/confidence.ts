@@ -33,11 +33,6 @@ const clampLogit = (p: number) => {
 /** The profiles a (fused or single) verdict stands on. */
 const profilesOf = (v: Verdict): Verdict[] => (v.profiles && v.profiles.length ? v.profiles : [v]);
 
-/** How far a verdict's conditions lie from the trained ones: the largest envelope distance over its profiles (envelope.ts; 1 = the edge). */
-export function envelopeDistanceOf(v: Verdict): number {
-  return Math.max(0, ...profilesOf(v).map((p) => p.conditions?.distance ?? 0));
-}
-
 /** The indicators of a verdict that names a CCA (RELIABILITY_NAMES order). */
 export function reliabilityOf(v: Verdict): number[] {
   const ps = profilesOf(v);
@@ -45,7 +40,7 @@ export function reliabilityOf(v: Verdict): number[] {
   const agreeing = ps.filter((p) => p.label === v.label).length;
   const lossClaims = judged.flatMap((p) => (p.evidence?.claims ?? []).filter((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.label === v.label));
   const gate = lossClaims.length ? Math.max(...lossClaims.map((c) => (Number.isFinite(c.gateRatio) ? (c.gateRatio as number) : 1))) : 1;
-  const envelope = envelopeDistanceOf(v);
+  const envelope = Math.max(0, ...ps.map((p) => p.conditions?.distance ?? 0));
   const backoffs = judged.length ? judged.reduce((a, p) => a + (p.evidence?.backoffs.length ?? 0), 0) / judged.length : 0;
   const quic = ps.some((p) => p.conditions?.measured?.transport === 'quic') ? 1 : 0;
   return [

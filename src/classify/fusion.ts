@@ -15,7 +15,7 @@ import { drainsWithheld } from './drains.js';
 import { akamaiQueueWithheld, vegasQueueWithheld } from './vegasQueue.js';
 import { depthWithoutQueueWithheld, venoWithheld } from './backoffQueue.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
-import { confidenceOf, envelopeDistanceOf, reliabilityOf } from './confidence.js';
+import { confidenceOf, reliabilityOf } from './confidence.js';
 
 export interface FlowDecision {
   label: string;
@@ -349,7 +349,7 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const doubt = loneProfileDoubt(v.label, perProfile, lossOnly);
   const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? versionHiddenDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly);
   if (doubtful) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubtful };
-  const p = atTheEdge(c, v, all.length > 1, Math.max(fusedP, loneAnswerConfidence(v.label, perProfile, lossOnly) ?? 0));
+  const p = Math.max(fusedP, loneAnswerConfidence(v.label, perProfile, lossOnly) ?? 0);
   const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;
   if (p < minAnswer) {
     return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
@@ -357,12 +357,6 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
       withheld: { label: v.label, confidence: p, minAnswer } };
   }
   return { ...v, confidence: p };
-}
-
-/** A calibrated confidence through the held-out map for verdicts near the edge of the trained conditions (calibration.ts edgeCalibrationSchema), if the model has one. */
-function atTheEdge(c: Calibrations, v: Verdict, fused: boolean, p: number): number {
-  if (!c.edge || envelopeDistanceOf(v) < c.edge.fromDistance) return p;
-  return jsonNumber(calibrate(fused ? c.edge.fused : c.edge.single, p)) ?? 0;
 }
 
 /** True when no judged profile's rule-based classifier (BBR's drains, Copa's cycle, ...) claimed `label`: the answer rests on the learned shapes alone. */
