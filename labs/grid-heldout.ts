@@ -209,5 +209,11 @@ export default defineGrid({
     { id: 'h-u-r380-65j2', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 65 ms away, 2 ms jitter', path: { rttMs: 65, jitterMs: 2 }, profile: { rateKbit: 380 } },
     { id: 'h-u-b25-160j3', axis: 'mixed', value: '2.5 BDP, 160 ms, 3 ms jitter', path: { rttMs: 160, jitterMs: 3 }, profile: { buffer: { bdp: 2.5 } } },
     { id: 'h-u-v2m-100j1', axis: 'bottleneck', value: 'video at 2 Mbit/s, 100 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 2000 } },
+    // Session 54, round V: chosen after round U was read (the edge maps were dropped on it) and before
+    // the rule written next (few back-offs naming an AIMD controller) was measured: other rates behind
+    // both Nebby profiles' delays, near and far, and `video` a little faster than its rate.
+    { id: 'h-v-r550-25j1', axis: 'bottleneck', value: '550 kbit/s behind both Nebby profiles, 25 ms away, 1 ms jitter', path: { rttMs: 25, jitterMs: 1 }, profile: { rateKbit: 550 } },
+    { id: 'h-v-r320-110j2', axis: 'bottleneck', value: '320 kbit/s behind both Nebby profiles, 110 ms away, 2 ms jitter', path: { rttMs: 110, jitterMs: 2 }, profile: { rateKbit: 320 } },
+    { id: 'h-v-v1200-70j2', axis: 'bottleneck', value: 'video at 1.2 Mbit/s, 70 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 1200 } },
   ],
 });
