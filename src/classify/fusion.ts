@@ -271,6 +271,38 @@ export function noBackoffDoubt(label: string, all: Verdict[], lossOnly: boolean)
   return `${label} is told by its back-offs, and the only profile${favouring.length > 1 ? 's' : ''} whose shapes favour it (${favouring.length} of ${judged.length}) saw none after start-up: growth and level alone do not show it`;
 }
 
+/**
+ * The controllers whose learned classes differ mainly in how deep they cut: the AIMD designs, one
+ * increase per RTT and a multiplicative cut scaled by the window, the delay or the rate (NewReno,
+ * HSTCP, Westwood+, Veno, Illinois; bench.ts DESIGN_FAMILIES).
+ */
+const CUT_TOLD_AIMD: ReadonlySet<string> = new Set(['NewReno', 'HSTCP', 'Westwood', 'Veno', 'Illinois']);
+/** Envelope distance (envelope.ts; 1 = the edge of the trained conditions) from which uncutAimdDoubt applies. */
+export const UNCUT_AIMD_FROM_DISTANCE = 0.5;
+
+/**
+ * Why an AIMD controller is not named from flows that never cut their window after start-up under
+ * conditions away from the trained ones, or null: what tells those controllers apart is how deep
+ * they cut, and such a flow was named from its growth and level alone, which the learned shapes
+ * read reliably only on bottlenecks like the trained ones. WHY: held-out rounds at other bottleneck
+ * rates (session 54: 250-800 kbit/s behind nebby-50's delay, envelope distance 0.58-1.0) read kernel
+ * Veno as Illinois at 0.81 and 0.95 and kernel Scalable as Veno at 0.81, each flow without a cut
+ * after start-up; on the lab's own conditions (distance ~0) such flows are named right (nebby-100:
+ * Illinois, Westwood, Veno at 0.87-1.00 with no cut in 30 s), so they keep their answers there.
+ * Profiles outside the trained conditions or disturbed give no evidence either way.
+ */
+export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
+  if (!lossOnly || !CUT_TOLD_AIMD.has(label)) return null;
+  const favouring = all.filter(judgeable).filter((v) => {
+    const c = lossClaimOf(v);
+    return c !== undefined && favours(c, label);
+  });
+  if (favouring.length === 0 || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0)) return null;
+  const distance = Math.min(...favouring.map((v) => v.conditions?.distance ?? 0));
+  if (distance < UNCUT_AIMD_FROM_DISTANCE) return null;
+  return `${label} not shown: the AIMD controllers are told apart by how deep they cut, and the flow${favouring.length > 1 ? 's' : ''} whose shapes favour it never cut after start-up, under conditions away from the trained ones (envelope distance ${distance.toFixed(2)}, from ${UNCUT_AIMD_FROM_DISTANCE}) where growth and level alone do not tell them apart`;
+}
+
 /** Why profiles that found `label` likeliest do not favour it: another class's trained flows lie clearly nearer. */
 function nearerNote(claims: Claim[], label: string): string | undefined {
   const c = claims.find((c) => likeliest(c.posterior ?? {})[0] === label && c.nearer !== undefined);
@@ -347,7 +379,7 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
   const perProfile = all.map((x) => ({ label: x.label, confidence: single(x), ...(x.conditions?.shapeSaid ? { shapeSaid: x.conditions.shapeSaid } : {}) }));
   const doubt = loneProfileDoubt(v.label, perProfile, lossOnly);
-  const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? versionHiddenDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly);
+  const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? versionHiddenDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly) ?? uncutAimdDoubt(v.label, all, lossOnly);
   if (doubtful) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubtful };
   const p = Math.max(fusedP, loneAnswerConfidence(v.label, perProfile, lossOnly) ?? 0);
   const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;
