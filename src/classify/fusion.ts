@@ -282,9 +282,9 @@ export const UNCUT_AIMD_FROM_DISTANCE = 0.5;
 
 /**
  * Why an AIMD controller is not named from flows that never cut their window after start-up in the
- * outer half of the trained conditions (envelope distance >= 0.5), or null: what tells those controllers apart is how deep
- * they cut, and such a flow was named from its growth and level alone, which the learned shapes
- * read reliably only on bottlenecks like the trained ones. WHY: held-out rounds at other bottleneck
+ * outer half of the trained conditions (envelope distance >= 0.5), or null: what tells those
+ * controllers apart is how deep they cut, and such a flow was named from its growth and level
+ * alone, which the learned shapes read reliably only on bottlenecks like the trained ones. WHY: held-out rounds at other bottleneck
  * rates (session 54: 250-800 kbit/s behind nebby-50's delay, envelope distance 0.58-1.0) read kernel
  * Veno as Illinois at 0.81 and 0.95 and kernel Scalable as Veno at 0.81, each flow without a cut
  * after start-up; on the lab's own conditions (distance ~0) such flows are named right (nebby-100:
