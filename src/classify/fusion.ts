@@ -249,6 +249,19 @@ export function signatureNotShown(label: string, classifiers: Array<Record<strin
 const favours = (c: Claim, label: string): boolean => likeliest(c.posterior ?? {})[0] === label && c.nearer === undefined && !c.idleBeyond?.includes(label);
 
 /**
+ * The judged profiles whose learned shapes favour `label`, when there are some and none of them
+ * backed off after start-up (a profile not judged by the learned shapes counts as having backed
+ * off); else null. The evidence noBackoffDoubt and uncutAimdDoubt weigh.
+ */
+function uncutFavouring(label: string, judged: Verdict[]): Verdict[] | null {
+  const favouring = judged.filter((v) => {
+    const c = lossClaimOf(v);
+    return c !== undefined && favours(c, label);
+  });
+  return favouring.length === 0 || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0) ? null : favouring;
+}
+
+/**
  * Why a controller defined by its back-offs is not named from flows that never backed off, or
  * null: when the only judged profiles whose learned shapes favour it saw no back-off after
  * start-up, only its growth and level were read, which a stranger shares. Profiles outside the
@@ -261,11 +274,8 @@ const favours = (c: Claim, label: string): boolean => likeliest(c.posterior ?? {
 export function noBackoffDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
   const judged = all.filter(judgeable);
   if (!lossOnly || !BACKOFF_DEFINED.has(label) || judged.length < 2) return null;
-  const favouring = judged.filter((v) => {
-    const c = lossClaimOf(v);
-    return c !== undefined && favours(c, label);
-  });
-  if (favouring.length === 0 || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0)) return null;
+  const favouring = uncutFavouring(label, judged);
+  if (!favouring) return null;
   // Every judged profile favouring it is evidence of its own: a shallow back-off (Scalable's 1/8) reads as none.
   if (favouring.length === judged.length) return null;
   return `${label} is told by its back-offs, and the only profile${favouring.length > 1 ? 's' : ''} whose shapes favour it (${favouring.length} of ${judged.length}) saw none after start-up: growth and level alone do not show it`;
@@ -284,10 +294,10 @@ export const UNCUT_AIMD_FROM_DISTANCE = 0.5;
  * Why an AIMD controller is not named from flows that never cut their window after start-up in the
  * outer half of the trained conditions (envelope distance >= 0.5), or null: what tells those
  * controllers apart is how deep they cut, and such a flow was named from its growth and level
- * alone, which the learned shapes read reliably only on bottlenecks like the trained ones. WHY: held-out rounds at other bottleneck
- * rates (session 54: 250-800 kbit/s behind nebby-50's delay, envelope distance 0.58-1.0) read kernel
- * Veno as Illinois at 0.81 and 0.95 and kernel Scalable as Veno at 0.81, each flow without a cut
- * after start-up; on the lab's own conditions (distance ~0) such flows are named right (nebby-100:
+ * alone, which the learned shapes read reliably only on bottlenecks like the trained ones.
+ * WHY: held-out rounds at other bottleneck rates (session 54: 250-800 kbit/s behind nebby-50's
+ * delay, envelope distance 0.58-1.0) read kernel Veno as Illinois at 0.81 and 0.95 and kernel
+ * Scalable as Veno at 0.81, each flow without a cut after start-up; on the lab's own conditions (distance ~0) such flows are named right (nebby-100:
  * Illinois, Westwood, Veno at 0.87-1.00 with no cut in 30 s), so they keep their answers there.
  * Profiles outside the trained conditions or disturbed give no evidence either way; a profile with
  * no measured conditions counts as trained. QUIC NewReno is held to it too (lab QUIC flows cut
@@ -295,11 +305,8 @@ export const UNCUT_AIMD_FROM_DISTANCE = 0.5;
  */
 export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
   if (!lossOnly || !CUT_TOLD_AIMD.has(label)) return null;
-  const favouring = all.filter(judgeable).filter((v) => {
-    const c = lossClaimOf(v);
-    return c !== undefined && favours(c, label);
-  });
-  if (favouring.length === 0 || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0)) return null;
+  const favouring = uncutFavouring(label, all.filter(judgeable));
+  if (!favouring) return null;
   const distance = Math.min(...favouring.map((v) => v.conditions?.distance ?? 0));
   if (!(distance >= UNCUT_AIMD_FROM_DISTANCE)) return null;
   const which = favouring.length > 1 ? `the ${favouring.length} profiles` : 'the profile';
