@@ -80,5 +80,7 @@ export default defineGrid({
     // Session 54, round U (as in labs/grid-heldout.ts): chosen before any change of session 54.
     { id: 'hd-u-r380-65j2', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 65 ms away, 2 ms jitter', path: { rttMs: 65, jitterMs: 2 }, profile: { rateKbit: 380 } },
     { id: 'hd-u-v2m-100j1', axis: 'bottleneck', value: 'video at 2 Mbit/s, 100 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 2000 } },
+    // Session 55, round W (as in labs/grid-heldout.ts): chosen before anything was measured on it.
+    { id: 'hd-w-r480-140j1', axis: 'bottleneck', value: '480 kbit/s behind both Nebby profiles, 140 ms away, 1 ms jitter', path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 480 } },
   ],
 });

@@ -215,5 +215,11 @@ export default defineGrid({
     { id: 'h-v-r550-25j1', axis: 'bottleneck', value: '550 kbit/s behind both Nebby profiles, 25 ms away, 1 ms jitter', path: { rttMs: 25, jitterMs: 1 }, profile: { rateKbit: 550 } },
     { id: 'h-v-r320-110j2', axis: 'bottleneck', value: '320 kbit/s behind both Nebby profiles, 110 ms away, 2 ms jitter', path: { rttMs: 110, jitterMs: 2 }, profile: { rateKbit: 320 } },
     { id: 'h-v-v1200-70j2', axis: 'bottleneck', value: 'video at 1.2 Mbit/s, 70 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 1200 } },
+    // Session 55, round W: chosen after a first reading of groups trained at other rates (the seen
+    // rounds) on rounds U and V, before anything was measured on it: other rates behind both Nebby
+    // profiles' delays, far with little jitter and near with more, and `video` faster than its rate, near.
+    { id: 'h-w-r480-140j1', axis: 'bottleneck', value: '480 kbit/s behind both Nebby profiles, 140 ms away, 1 ms jitter', path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 480 } },
+    { id: 'h-w-r650-50j3', axis: 'bottleneck', value: '650 kbit/s behind both Nebby profiles, 50 ms away, 3 ms jitter', path: { rttMs: 50, jitterMs: 3 }, profile: { rateKbit: 650 } },
+    { id: 'h-w-v1800-20j1', axis: 'bottleneck', value: 'video at 1.8 Mbit/s, 20 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 20, jitterMs: 1 }, profile: { rateKbit: 1800 } },
   ],
 });
