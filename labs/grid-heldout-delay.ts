@@ -82,5 +82,7 @@ export default defineGrid({
     { id: 'hd-u-v2m-100j1', axis: 'bottleneck', value: 'video at 2 Mbit/s, 100 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 2000 } },
     // Session 55, round W (as in labs/grid-heldout.ts): chosen before anything was measured on it.
     { id: 'hd-w-r480-140j1', axis: 'bottleneck', value: '480 kbit/s behind both Nebby profiles, 140 ms away, 1 ms jitter', path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 480 } },
+    // Session 55, round X (as in labs/grid-heldout.ts): chosen after W was read, before anything was measured on it.
+    { id: 'hd-x-r280-30j2', axis: 'bottleneck', value: '280 kbit/s behind both Nebby profiles, 30 ms away, 2 ms jitter', path: { rttMs: 30, jitterMs: 2 }, profile: { rateKbit: 280 } },
   ],
 });

@@ -221,5 +221,11 @@ export default defineGrid({
     { id: 'h-w-r480-140j1', axis: 'bottleneck', value: '480 kbit/s behind both Nebby profiles, 140 ms away, 1 ms jitter', path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 480 } },
     { id: 'h-w-r650-50j3', axis: 'bottleneck', value: '650 kbit/s behind both Nebby profiles, 50 ms away, 3 ms jitter', path: { rttMs: 50, jitterMs: 3 }, profile: { rateKbit: 650 } },
     { id: 'h-w-v1800-20j1', axis: 'bottleneck', value: 'video at 1.8 Mbit/s, 20 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 20, jitterMs: 1 }, profile: { rateKbit: 1800 } },
+    // Session 55, round X: chosen after round W was read (the other-rate groups named wrong CCAs from
+    // one profile there), before the check written next is measured on it: other rates behind both
+    // Nebby profiles' delays, near with jitter and far, and `video` faster than its rate.
+    { id: 'h-x-r280-30j2', axis: 'bottleneck', value: '280 kbit/s behind both Nebby profiles, 30 ms away, 2 ms jitter', path: { rttMs: 30, jitterMs: 2 }, profile: { rateKbit: 280 } },
+    { id: 'h-x-r900-100j1', axis: 'bottleneck', value: '900 kbit/s behind both Nebby profiles, 100 ms away, 1 ms jitter', path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 900 } },
+    { id: 'h-x-v2500-60j2', axis: 'bottleneck', value: 'video at 2.5 Mbit/s, 60 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 60, jitterMs: 2 }, profile: { rateKbit: 2500 } },
   ],
 });
