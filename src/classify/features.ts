@@ -2,7 +2,7 @@
  * The whole pre-processing pipeline: series -> smoothed grid -> exclusions -> back-offs
  * -> slow start -> segments -> segment shapes. Every classifier reads this one object.
  */
-import type { BifSeries, SenderLoss } from '../trace/types.js';
+import type { BifSeries, FlowConditions, SenderLoss } from '../trace/types.js';
 import { detectBackoffs, type Backoff } from './backoffs.js';
 import { hiddenPathOf, pathBdpPackets, type HiddenPath } from './senderWindow.js';
 import type { PipelineConfig } from './config.js';
@@ -59,6 +59,8 @@ export interface FlowFeatures {
    * conditions, pathMinRttOf), the clock a sender's own cycles run on; null when they do not say.
    */
   pathMinRttSeconds: number | null;
+  /** The conditions the capture measured (series conditions), for the groups gated on them (lossBased.ts groupsNeedOutside); null when the series carries none. */
+  conditions: FlowConditions | null;
 }
 
 /**
@@ -113,6 +115,7 @@ function computeFlowFeatures(series: BifSeries, cfg: PipelineConfig): FlowFeatur
     pathBdpPackets: pathBdpPackets(pipe, hiddenPath, segmentBytes),
     reorderShare: series.conditions?.reorderShare ?? null,
     pathMinRttSeconds: pathMinRttOf(series.conditions),
+    conditions: series.conditions ?? null,
   };
   // The rest of the descriptor: rate-based texture (ProbeRTT-like dips), so the learned model
   // also knows what a BBR flow looks like; the loss share; the packets regained per loss cycle,

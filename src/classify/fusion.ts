@@ -313,6 +313,24 @@ export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean)
   return `${label} not shown: the AIMD controllers are told apart by how deep they cut, and ${which} whose shapes favour it never cut after start-up, in the outer half of the trained conditions (envelope distance ${distance.toFixed(2)}, threshold ${UNCUT_AIMD_FROM_DISTANCE}) where growth and level alone do not tell them apart`;
 }
 
+/**
+ * Why an answer that rests on the groups added beyond the trained conditions (lossBased.ts
+ * groupsNeedOutside; the claim's beyondTrained) is not given from one profile, or null: such an
+ * answer needs two judged profiles whose shapes favour it. WHY: session 55, groups trained on 23
+ * held-out conditions (other bottleneck rates, mostly), read on round W, which they never saw
+ * (480 and 650 kbit/s behind both Nebby profiles): fused, 41 of 66 right and none wrong (27 before),
+ * but single profiles named a wrong CCA at 0.80-1.00 six times in 115 (none before). A group of one
+ * or two flows per rate also holds a neighbour's shape; the second profile, another window on the
+ * same server, tells them apart. A profile whose answer the other groups alone gave (at 0.9 or more)
+ * needs no second one. Applies to one profile's verdict too.
+ */
+export function beyondTrainedDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
+  if (!lossOnly) return null;
+  const favouring = all.filter(judgeable).map(lossClaimOf).filter((c): c is Claim => c !== undefined && favours(c, label));
+  if (!favouring.length || favouring.some((c) => !c.beyondTrained?.includes(label)) || favouring.length >= 2) return null;
+  return `${label} named by groups trained beyond the model's first conditions (other bottleneck rates, buffers, distances) in one profile only: such an answer needs two profiles whose shapes favour it`;
+}
+
 /** Why profiles that found `label` likeliest do not favour it: another class's trained flows lie clearly nearer. */
 function nearerNote(claims: Claim[], label: string): string | undefined {
   const c = claims.find((c) => likeliest(c.posterior ?? {})[0] === label && c.nearer !== undefined);
@@ -389,7 +407,8 @@ export function fuseProfiles(given: Verdict[], opts: { calibration?: Calibration
   const single = (x: Verdict) => (x.kind === 'cca' ? calibrate(c.single, c.singleModel ? confidenceOf(c.singleModel, reliabilityOf(x)) : x.confidence) : 0);
   const perProfile = all.map((x) => ({ label: x.label, confidence: single(x), ...(x.conditions?.shapeSaid ? { shapeSaid: x.conditions.shapeSaid } : {}) }));
   const doubt = loneProfileDoubt(v.label, perProfile, lossOnly);
-  const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? versionHiddenDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly) ?? uncutAimdDoubt(v.label, all, lossOnly);
+  const doubtful = doubt ?? versionDoubt(v.label, all, lossOnly) ?? versionHiddenDoubt(v.label, all, lossOnly) ?? noBackoffDoubt(v.label, all, lossOnly) ?? uncutAimdDoubt(v.label, all, lossOnly)
+    ?? beyondTrainedDoubt(v.label, all, lossOnly);
   if (doubtful) return { ...v, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: doubtful };
   const p = Math.max(fusedP, loneAnswerConfidence(v.label, perProfile, lossOnly) ?? 0);
   const minAnswer = all.length > 1 ? c.minAnswer : c.minAnswerSingle ?? c.minAnswer;

@@ -25,6 +25,8 @@ export interface SpliceOptions {
   groups?: (group: string) => boolean;
   /** The least reordering a flow must measure for the added groups to judge it (lossBased.ts groupsNeedReordering); needs groupSuffix. */
   needReordering?: number;
+  /** How far outside the base's envelope (envelope.ts distance) a flow must lie for the added groups to judge it (lossBased.ts groupsNeedOutside); needs groupSuffix and a base envelope. */
+  needOutside?: number;
   note?: string;
 }
 
@@ -36,7 +38,8 @@ const pipelineKey = (m: Model): string => {
 };
 
 export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): Model {
-  if (o.needReordering !== undefined) gatedSuffixUnused(base, o.groupSuffix);
+  if (o.needReordering !== undefined || o.needOutside !== undefined) gatedSuffixUnused(base, o.groupSuffix);
+  if (o.needOutside !== undefined && !base.envelope) throw new Error('groups gated on the trained conditions need a base model with an envelope (trained conditions) to lie outside of');
   if (pipelineKey(base) !== pipelineKey(extra)) {
     throw new Error('cannot splice models trained with different pipelines: their descriptors are not comparable');
   }
@@ -50,7 +53,10 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
   const classes = [...b.gnb.classes.filter((c) => !addedNames.has(c.label)), ...added];
   const priced = pricedUniformOverLabels(classes);
   const kept = (key: string) => (!o.labels || o.labels(labelOf(key))) && (!o.groups || o.groups(groupOf(key)));
-  const gated = o.needReordering !== undefined ? { groupsNeedReordering: { ...b.groupsNeedReordering, [o.groupSuffix!]: o.needReordering } } : {};
+  const gated = {
+    ...(o.needReordering !== undefined ? { groupsNeedReordering: { ...b.groupsNeedReordering, [o.groupSuffix!]: o.needReordering } } : {}),
+    ...(o.needOutside !== undefined ? { groupsNeedOutside: { ...b.groupsNeedOutside, [o.groupSuffix!]: { beyond: o.needOutside, envelope: base.envelope! } } } : {}),
+  };
   const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept, o.groupSuffix), ...gated, gnb: { ...b.gnb, classes: priced } };
   const examplesPerLabel = { ...base.trainedOn.examplesPerLabel };
   for (const [k, v] of Object.entries(extra.trainedOn.examplesPerLabel)) if (!o.labels || o.labels(k)) examplesPerLabel[k] = (examplesPerLabel[k] ?? 0) + v;
@@ -79,9 +85,9 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
  * groups) and start with a dot, so it cannot end another group's name by chance.
  */
 function gatedSuffixUnused(base: Model, suffix: string | undefined): void {
-  if (!suffix || !suffix.startsWith('.')) throw new Error(`groups gated on reordering need a group suffix of their own, starting with a dot (got ${suffix ?? 'none'})`);
+  if (!suffix || !suffix.startsWith('.')) throw new Error(`gated groups (on reordering or on the trained conditions) need a group suffix of their own, starting with a dot (got ${suffix ?? 'none'})`);
   const taken = (base.classifiers[LOSS_BASED] as LossBasedParams).gnb.classes.filter((c) => c.label.endsWith(suffix));
-  if (taken.length) throw new Error(`the model already has groups ending in ${suffix} (${taken[0].label}, ...): a gate on reordering would hold them too; choose another suffix`);
+  if (taken.length) throw new Error(`the model already has groups ending in ${suffix} (${taken[0].label}, ...): a gate would hold them too; choose another suffix`);
 }
 
 /**

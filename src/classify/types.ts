@@ -28,6 +28,8 @@ export interface Claim {
   nearer?: string;
   /** Classes whose shapes held the flow but whose training flows never left the link that idle (lossBased linkIdle): a veto in the fusion too. */
   idleBeyond?: string[];
+  /** Labels holding the flow only thanks to groups added beyond the trained conditions (lossBased groupsNeedOutside: the other groups alone found another likeliest): the fusion needs two profiles to favour such an answer. */
+  beyondTrained?: string[];
   note?: string;
 }
 

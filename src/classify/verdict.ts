@@ -137,6 +137,7 @@ const claimSchema = z.object({
   gateRatio: z.number().optional(),
   nearer: z.string().optional(),
   idleBeyond: z.array(z.string()).optional(),
+  beyondTrained: z.array(z.string()).optional(),
   note: z.string().optional(),
 });
 

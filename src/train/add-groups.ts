@@ -9,9 +9,9 @@ import { spliceModels } from '../classify/splice.js';
 import type { DatasetEntry } from './dataset.js';
 import { trainFromEntries } from './train.js';
 
-export function withGroupsFrom(base: Model, all: DatasetEntry[], o: { source: string; suffix: string; note: string; needReordering?: number }): { model: Model; trained: number; disturbed: number } {
+export function withGroupsFrom(base: Model, all: DatasetEntry[], o: { source: string; suffix: string; note: string; needReordering?: number; needOutside?: number }): { model: Model; trained: number; disturbed: number } {
   const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
   const trained = trainFromEntries(entries, { source: o.source, pipeline: base.pipeline });
-  const model = spliceModels(base, trained, { groupSuffix: o.suffix, note: o.note, needReordering: o.needReordering });
+  const model = spliceModels(base, trained, { groupSuffix: o.suffix, note: o.note, needReordering: o.needReordering, needOutside: o.needOutside });
   return { model, trained: entries.length, disturbed: all.length - entries.length };
 }

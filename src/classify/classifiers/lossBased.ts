@@ -27,6 +27,8 @@ import { defineClassifier, UNKNOWN, type Claim } from '../types.js';
 import type { FlowFeatures } from '../features.js';
 import { LINK_IDLE_BELOW_BDP, linkIdleShare, profileOfGroup } from '../linkIdle.js';
 import { windowBackoffs } from '../senderWindow.js';
+import { checkEnvelope, envelopeSchema } from '../envelope.js';
+import type { FlowConditions } from '../../trace/types.js';
 
 const paramsSchema = z.object({
   varSmoothing: z.number().nonnegative(),
@@ -74,6 +76,15 @@ const paramsSchema = z.object({
    * gated: they widen the envelope for every flow (envelope.ts).
    */
   groupsNeedReordering: z.record(z.string(), z.number().min(0).max(1)).optional(),
+  /**
+   * Per group suffix (splice.ts), the conditions those groups were added beyond (session 55): the
+   * envelope of the model they were spliced into, and how far (envelope.ts distance) a flow must
+   * lie outside it for them to judge. Groups trained at other bottleneck rates named flows at
+   * other rates well, but spliced ungated they also pulled flows of the lab's own conditions away
+   * from right answers (lab NewReno and HSTCP, BBRv3, Copa: docs/benchmarks/conditions.md,
+   * sessions 52 and 55); a flow the model was trained for is judged as before.
+   */
+  groupsNeedOutside: z.record(z.string(), z.object({ beyond: z.number().nonnegative(), envelope: envelopeSchema })).optional(),
   gnb: gnbModelSchema,
 });
 export type LossBasedParams = z.infer<typeof paramsSchema>;
@@ -100,6 +111,8 @@ export interface LossPrediction {
   gateRatio: Record<string, number>;
   /** Labels whose shapes held the flow but whose training flows never left the link that idle (linkIdle). */
   idleBeyond: Record<string, { share: number; trained: number }>;
+  /** When groups added beyond the trained conditions judged the flow (groupsNeedOutside): the labels holding it that the other groups alone would not have found likeliest (namedBeyondTrained). */
+  beyondTrained: string[];
 }
 
 /**
@@ -155,7 +168,49 @@ export function reorderingGroups(gnb: LossBasedParams['gnb'], need: LossBasedPar
   return { ...gnb, classes: pricedUniformOverLabels(gnb.classes.filter((c) => !shut.some((suffix) => c.label.endsWith(suffix)))) };
 }
 
+/**
+ * Without the groups added beyond a model's trained conditions (groupsNeedOutside) when the flow
+ * lies within `beyond` of those conditions, or carries none: it is then judged by the groups it
+ * was judged by before they were added (priors uniform over labels again, as reorderingGroups).
+ */
+export function outsideGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], conditions: FlowConditions | null): LossBasedParams['gnb'] {
+  const shut = Object.entries(need ?? {}).filter(([, g]) => !conditions || checkEnvelope(g.envelope, conditions).distance <= g.beyond).map(([suffix]) => suffix);
+  if (!shut.length) return gnb;
+  return { ...gnb, classes: pricedUniformOverLabels(gnb.classes.filter((c) => !shut.some((suffix) => c.label.endsWith(suffix)))) };
+}
+
 const groupOf = (subclass: string): string | undefined => subclass.split(GROUP_SEPARATOR)[1];
+
+/**
+ * The posterior at which the groups of the trained conditions alone count as having named a flow
+ * that groups added beyond them also judged (namedBeyondTrained). WHY: session 55, round W: a
+ * kernel NewReno flow at 480 kbit/s that the trained groups alone held as Westwood at 0.82 (a
+ * single-profile answer withheld, calibrated 0.63) read Westwood at 0.98 with the added groups;
+ * the answer was theirs, not the trained groups'.
+ */
+const TRAINED_ALONE_SURE = 0.9;
+
+/**
+ * When groups added beyond the trained conditions judged the flow (groupsNeedOutside), the labels
+ * now holding it that the other groups alone would not have found likeliest at TRAINED_ALONE_SURE
+ * or more; all of them when the flow lies outside the conditions those other groups were trained
+ * under (envelope distance > 1: without the added groups' envelope rows it would not have been
+ * judged at all). An answer among them rests on the added groups (fusion.ts beyondTrainedDoubt).
+ * Empty when no such group judged the flow.
+ */
+function namedBeyondTrained(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], f: FlowFeatures, inDistribution: string[], featureNames: readonly string[]): string[] {
+  const suffixes = Object.keys(need ?? {});
+  const isBeyond = (c: { label: string }) => suffixes.some((suffix) => c.label.endsWith(suffix));
+  if (!gnb.classes.some(isBeyond)) return [];
+  if (f.conditions && Object.values(need ?? {}).every((g) => checkEnvelope(g.envelope, f.conditions!).distance > 1)) return inDistribution;
+  const trained = { ...gnb, classes: pricedUniformOverLabels(gnb.classes.filter((c) => !isBeyond(c))) };
+  const p = predictGnb(sameTransport(trained, f.transport), descriptorFor(featureNames, f.shape));
+  const posterior: Record<string, number> = {};
+  for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
+  const best = Object.entries(posterior).reduce<[string, number] | null>((a, b) => (a === null || b[1] > a[1] ? b : a), null);
+  const heldBefore = best !== null && best[1] >= TRAINED_ALONE_SURE && p.inDistribution.some((k) => labelOf(k) === best[0]) ? best[0] : null;
+  return inDistribution.filter((l) => l !== heldBefore);
+}
 
 /** Flows with no measured shape feature at all cannot be judged. */
 function judgeable(f: FlowFeatures): boolean {
@@ -164,7 +219,8 @@ function judgeable(f: FlowFeatures): boolean {
 
 export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPrediction | null {
   if (params.gnb.classes.length === 0 || !judgeable(f)) return null;
-  const p = predictGnb(sameTransport(reorderingGroups(params.gnb, params.groupsNeedReordering, f.reorderShare), f.transport), descriptorFor(params.gnb.featureNames, f.shape));
+  const gated = outsideGroups(reorderingGroups(params.gnb, params.groupsNeedReordering, f.reorderShare), params.groupsNeedOutside, f.conditions);
+  const p = predictGnb(sameTransport(gated, f.transport), descriptorFor(params.gnb.featureNames, f.shape));
   const posterior: Record<string, number> = {};
   for (const [k, v] of Object.entries(p.posterior)) posterior[labelOf(k)] = (posterior[labelOf(k)] ?? 0) + v;
   const idleBeyond: LossPrediction['idleBeyond'] = {};
@@ -180,11 +236,12 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   const inside = p.inDistribution.filter(holds);
   const inDistribution = [...new Set(inside.map(labelOf))].sort();
   for (const l of inDistribution) delete idleBeyond[l];
+  const beyondTrained = namedBeyondTrained(gated, params.groupsNeedOutside, f, inDistribution, params.gnb.featureNames);
   const gateRatio: Record<string, number> = {};
   // A subclass the idle check shut out is not "nearer" either (nearerClass), and a label's own
   // ratio is then its remaining groups' (the claim's gateRatio, a calibration input, follows).
   for (const [k, v] of Object.entries(p.gateRatio)) gateRatio[labelOf(k)] = Math.min(gateRatio[labelOf(k)] ?? Infinity, inside.includes(k) || !p.inDistribution.includes(k) ? v : Infinity);
-  return { posterior, inDistribution, logLikelihood: p.logLikelihood, gateRatio, idleBeyond };
+  return { posterior, inDistribution, logLikelihood: p.logLikelihood, gateRatio, idleBeyond, beyondTrained };
 }
 
 /**
@@ -313,7 +370,7 @@ export const lossBasedClassifier = defineClassifier<LossBasedParams>({
     const best = Object.entries(p.posterior).reduce((a, b) => (b[1] > a[1] ? b : a));
     const nearer = nearerClass(params, p, best[0]);
     const idle = Object.keys(p.idleBeyond).sort();
-    const base = { classifier: 'loss-based', scope: 'flow' as const, posterior: p.posterior, inDistribution: p.inDistribution, ...(nearer ? { nearer } : {}), ...(idle.length ? { idleBeyond: idle } : {}) };
+    const base = { classifier: 'loss-based', scope: 'flow' as const, posterior: p.posterior, inDistribution: p.inDistribution, ...(nearer ? { nearer } : {}), ...(idle.length ? { idleBeyond: idle } : {}), ...(p.beyondTrained.length ? { beyondTrained: p.beyondTrained } : {}) };
     let claim: Claim;
     if (p.idleBeyond[best[0]]) {
       const { share, trained } = p.idleBeyond[best[0]];

@@ -4,10 +4,12 @@
  * that does on test rounds no choice here saw (issue 16).
  *
  *   npx tsx src/train/scripts/add-lab-rounds.ts --model models/ccbrowse-model.json \
- *       --train ROUND.json[,ROUND.json] [--suffix .quiet] [--need-reordering SHARE] [--test ROUND.json,...] [--out OUT]
+ *       --train ROUND.json[,ROUND.json] [--suffix .quiet] [--need-reordering SHARE] [--need-outside DISTANCE] [--test ROUND.json,...] [--out OUT]
  *
  * --need-reordering: the added groups judge only flows that measured at least SHARE of their
  * packets reordered (rounds taken on a reordered path: labs/grid-reorder.ts).
+ * --need-outside: the added groups judge only flows that lie further than DISTANCE (1: outside)
+ * from the conditions the base model was trained under (envelope.ts; rounds at other rates).
  *
  * WHY: the shipped model's learned classes come from lab rounds taken while the lab's own
  * ground-truth samplers kept both cores busy in the kernel (fixed since: docs/benchmarks/speed.md
@@ -35,10 +37,14 @@ const needFlag = takeFlag(args, '--need-reordering');
 const needReordering = needFlag === undefined ? undefined : Number(needFlag);
 if (needFlag !== undefined && !(/^\d*\.?\d+$/.test(needFlag) && needReordering! <= 1)) throw new Error(`--need-reordering takes a share of packets between 0 and 1 (0.002 is 0.2%), not '${needFlag}'`);
 
+const outsideFlag = takeFlag(args, '--need-outside');
+const needOutside = outsideFlag === undefined ? undefined : Number(outsideFlag);
+if (outsideFlag !== undefined && !/^\d*\.?\d+$/.test(outsideFlag)) throw new Error(`--need-outside takes an envelope distance (1: just outside the trained conditions), not '${outsideFlag}'`);
+
 const base = loadModel(modelPath);
 // A trace taken through a bottleneck the host held back is not trained on (as extend-model.ts).
 const all = loadDatasets(train.join(','));
-const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups${needReordering === undefined ? '' : ` for flows reordered ${needReordering} or more`}`, needReordering });
+const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups${needReordering === undefined ? '' : ` for flows reordered ${needReordering} or more`}${needOutside === undefined ? '' : ` for flows further than ${needOutside} from its trained conditions`}`, needReordering, needOutside });
 console.log(`trained on ${trained} traces (${disturbed} disturbed left out; ${[...new Set(all.map((e) => e.label))].length} labels) from ${train.join(', ')}`);
 
 const judgeWith = (m: Model, file: string) => classifyEntries(loadDatasets(file), m);

@@ -4,7 +4,10 @@
  * every *other* dataset judges it, as add-lab-rounds.ts would have built them. The figures are
  * what the model trained on all of them can be expected to read on a set it never saw.
  *
- *   npx tsx src/train/scripts/leave-one-set-out.ts --model BASE.json --sets A.json,B.json,... [--suffix .quiet17]
+ *   npx tsx src/train/scripts/leave-one-set-out.ts --model BASE.json --sets A.json,B.json,... [--suffix .quiet17] [--need-outside DISTANCE]
+ *
+ * --need-outside: the groups judge only flows further than DISTANCE from the base's trained
+ * conditions, as add-lab-rounds.ts --need-outside builds them (session 55: rounds at other rates).
  *
  * WHY: a held-out round of 15 measurements gives each class 3; leaving each of seven rounds out
  * in turn gives 21 per class from models trained on six, with no set ever judged by a model that
@@ -31,6 +34,9 @@ const modelPath = requireFlag(args, '--model', USAGE);
 // One spelling per file: the same set named twice would be trained on while judged.
 const sets = [...new Set(takeList(args, '--sets').map((f) => resolve(f.trim())))];
 const suffix = takeFlag(args, '--suffix') ?? '.held';
+const outsideFlag = takeFlag(args, '--need-outside');
+const needOutside = outsideFlag === undefined ? undefined : Number(outsideFlag);
+if (outsideFlag !== undefined && !/^\d*\.?\d+$/.test(outsideFlag)) fail(`--need-outside takes an envelope distance (1: just outside the trained conditions), not '${outsideFlag}'`);
 if (sets.length < 2) fail('--sets needs at least two different datasets (one is left out, the others train)');
 for (const f of sets) if (!existsSync(f)) fail(`no such dataset: ${f}`);
 const base = loadModel(modelPath);
@@ -58,7 +64,7 @@ for (const left of sets) {
   const others = sets.filter((s) => s !== left);
   // A trace taken through a bottleneck the host held back is not trained on (as add-lab-rounds.ts).
   const all = others.flatMap((f) => datasets.get(f)!);
-  const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: others.join(','), suffix, note: `leave ${left} out` });
+  const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: others.join(','), suffix, note: `leave ${left} out`, needOutside });
   console.log(`| ${short(left)} left out: trained on ${trained} traces of the others (${disturbed} disturbed left out) | | | | | |`);
   for (const [name, m] of [['base', base], ['base + the others', extended]] as const) {
     const r = classifyEntries(datasets.get(left)!, m);

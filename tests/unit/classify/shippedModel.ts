@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadModel, type Model } from '../../../src/classify/model.js';
 import { buildProvisionalModel } from '../../../src/classify/provisional.js';
+import { pricedUniformOverLabels, type LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
 
 export const SHIPPED_MODEL_PATH = fileURLToPath(new URL('../../../models/ccbrowse-model.json', import.meta.url));
 
@@ -32,4 +33,19 @@ export function withoutGroups(m: Model, suffix: RegExp): Model {
   const lb = m.classifiers['loss-based'] as { gnb: { classes: Array<{ label: string }> } };
   const classes = lb.gnb.classes.filter((c) => !suffix.test(c.label));
   return { ...m, classifiers: { ...m.classifiers, 'loss-based': { ...lb, gnb: { ...lb.gnb, classes } } } } as Model;
+}
+
+/**
+ * The shipped model as it was before its groups added beyond the trained conditions (lossBased.ts
+ * groupsNeedOutside, session 55): those groups go, the envelope is the one the gate kept, and the
+ * priors are uniform over labels again. Exact, unlike withoutGroups: the gate recorded what it widened.
+ */
+export function withoutGroupsBeyond(m: Model): Model {
+  const lb = m.classifiers['loss-based'] as LossBasedParams;
+  const gates = Object.entries(lb.groupsNeedOutside ?? {});
+  if (!gates.length) return m;
+  const classes = pricedUniformOverLabels(lb.gnb.classes.filter((c) => !gates.some(([suffix]) => c.label.endsWith(suffix))));
+  const { groupsNeedOutside: _gone, ...rest } = lb;
+  const first = gates.map(([, g]) => g.envelope).sort((a, b) => a.tcp.length + a.quic.length - (b.tcp.length + b.quic.length))[0];
+  return { ...m, envelope: first, classifiers: { ...m.classifiers, 'loss-based': { ...rest, gnb: { ...lb.gnb, classes } } } };
 }

@@ -1,0 +1,64 @@
+/**
+ * An answer that rests on the groups added beyond the trained conditions (lossBased.ts
+ * groupsNeedOutside; the shipped model's `.beyond` groups, trained on held-out rounds at other
+ * bottleneck rates) needs two profiles whose shapes favour it (fusion.ts beyondTrainedDoubt).
+ * Fixture: held-out round W of session 55, 480 kbit/s behind both Nebby profiles 140 ms away, which
+ * the groups never saw: kernel CUBIC, named by them from both profiles, and kernel NewReno, whose
+ * nebby-50 flow they alone named Westwood at 0.98.
+ */
+import { describe, expect, it } from 'vitest';
+import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
+import { beyondTrainedDoubt } from '../../../src/classify/fusion.js';
+import type { LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
+import type { Verdict } from '../../../src/classify/verdict.js';
+import { toSeries } from '../../../src/train/dataset.js';
+import { labSeriesFlows } from './labSeriesFlows.js';
+import { shippedModel } from './shippedModel.js';
+
+const model = shippedModel();
+const calibration = model.calibration!;
+const flows = labSeriesFlows('beyond-trained.json.gz');
+const judged = (origin: string, profile: string): Verdict => {
+  const f = flows.find((x) => x.origin === origin && x.profile === profile);
+  if (!f) throw new Error(`beyond-trained.json.gz holds no ${origin} flow through ${profile}`);
+  return classifyFlow(toSeries(f), model);
+};
+const lossClaim = (v: Verdict) => v.evidence!.claims.find((c) => c.classifier === 'loss-based')!;
+
+describe('answers resting on the groups added beyond the trained conditions', () => {
+  it('the shipped model carries such groups, gated on the conditions it was first trained under', () => {
+    const gates = (model.classifiers['loss-based'] as LossBasedParams).groupsNeedOutside ?? {};
+    expect(Object.keys(gates)).toContain('.beyond');
+    expect(gates['.beyond'].beyond).toBe(0.5);
+  });
+
+  it('are given when two profiles favour them', () => {
+    const both = [judged('tcp-cubic', 'nebby-50'), judged('tcp-cubic', 'nebby-100')];
+    for (const v of both) {
+      expect(v.conditions!.distance).toBeGreaterThan(0.5);
+      expect(lossClaim(v).beyondTrained).toContain('CUBIC');
+    }
+    const fused = fuseProfiles(both, { calibration });
+    expect(fused.label).toBe('CUBIC');
+    expect(fused.confidence).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('are withheld from one profile alone, with the reason', () => {
+    for (const [origin, profile, said] of [['tcp-cubic', 'nebby-50', 'CUBIC'], ['tcp-cubic', 'nebby-100', 'CUBIC'], ['tcp-reno', 'nebby-50', 'Westwood']] as const) {
+      const v = judged(origin, profile);
+      expect(v.label, `${origin} ${profile}`).toBe(said);
+      const single = fuseProfiles([v], { calibration });
+      expect(single.label, `${origin} ${profile}`).toBe('Unknown');
+      expect(single.reason).toMatch(new RegExp(`^${said} named by groups trained beyond`));
+    }
+  });
+
+  it('a profile whose answer the trained groups alone gave needs no second one', () => {
+    const v = judged('tcp-cubic', 'nebby-50');
+    const held: Verdict = { ...v, evidence: { ...v.evidence!, claims: v.evidence!.claims.map((c) => (c.classifier === 'loss-based' ? { ...c, beyondTrained: [] } : c)) } };
+    expect(beyondTrainedDoubt('CUBIC', [v], true)).toMatch(/needs two profiles/);
+    expect(beyondTrainedDoubt('CUBIC', [held], true)).toBeNull();
+    // A rule-based claim backing the answer (lossOnly false) is evidence of its own.
+    expect(beyondTrainedDoubt('CUBIC', [v], false)).toBeNull();
+  });
+});
