@@ -248,16 +248,21 @@ export function signatureNotShown(label: string, classifiers: Array<Record<strin
  */
 const favours = (c: Claim, label: string): boolean => likeliest(c.posterior ?? {})[0] === label && c.nearer === undefined && !c.idleBeyond?.includes(label);
 
+/** The profiles among `judged` whose learned shapes favour `label` (`favours`). */
+function favouringProfiles(label: string, judged: Verdict[]): Verdict[] {
+  return judged.filter((v) => {
+    const c = lossClaimOf(v);
+    return c !== undefined && favours(c, label);
+  });
+}
+
 /**
  * The judged profiles whose learned shapes favour `label`, when there are some and none of them
  * backed off after start-up (a profile not judged by the learned shapes counts as having backed
  * off); else null. The evidence noBackoffDoubt and uncutAimdDoubt weigh.
  */
 function uncutFavouring(label: string, judged: Verdict[]): Verdict[] | null {
-  const favouring = judged.filter((v) => {
-    const c = lossClaimOf(v);
-    return c !== undefined && favours(c, label);
-  });
+  const favouring = favouringProfiles(label, judged);
   return favouring.length === 0 || favouring.some((v) => (backoffsPer100Rtt(v) ?? 1) > 0) ? null : favouring;
 }
 
@@ -318,16 +323,18 @@ export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean)
  * groupsNeedOutside; the claim's beyondTrained) is not given from one profile, or null: such an
  * answer needs two judged profiles whose shapes favour it. WHY: session 55, groups trained on 23
  * held-out conditions (other bottleneck rates, mostly), read on round W, which they never saw
- * (480 and 650 kbit/s behind both Nebby profiles): fused, 41 of 66 right and none wrong (27 before),
- * but single profiles named a wrong CCA at 0.80-1.00 six times in 115 (none before). A group of one
- * or two flows per rate also holds a neighbour's shape; the second profile, another window on the
- * same server, tells them apart. A profile whose answer the other groups alone gave (at 0.9 or more)
- * needs no second one. Applies to one profile's verdict too.
+ * (480 and 650 kbit/s behind both Nebby profiles): gated at 0.3 and answering from one profile,
+ * they read 41 of 66 fused measurements right and none wrong (27 before), but single profiles
+ * named a wrong CCA at 0.81-1.00 six times in 115 (none before); with this rule and the gate at
+ * 0.5 (shipped), 37 / 0 fused and 29 / 0 single. A group of one or two flows per rate also holds
+ * a neighbour's shape; the second profile, another window on the same server, tells them apart.
+ * A profile whose answer the other groups alone gave (at 0.9 or more) needs no second one.
+ * Applies to one profile's verdict too.
  */
 export function beyondTrainedDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
   if (!lossOnly) return null;
-  const favouring = all.filter(judgeable).map(lossClaimOf).filter((c): c is Claim => c !== undefined && favours(c, label));
-  if (!favouring.length || favouring.some((c) => !c.beyondTrained?.includes(label)) || favouring.length >= 2) return null;
+  const favouring = favouringProfiles(label, all.filter(judgeable));
+  if (!favouring.length || favouring.some((v) => !lossClaimOf(v)!.beyondTrained?.includes(label)) || favouring.length >= 2) return null;
   return `${label} named by groups trained beyond the model's first conditions (other bottleneck rates, buffers, distances) in one profile only: such an answer needs two profiles whose shapes favour it`;
 }
 

@@ -28,7 +28,7 @@ export interface Claim {
   nearer?: string;
   /** Classes whose shapes held the flow but whose training flows never left the link that idle (lossBased linkIdle): a veto in the fusion too. */
   idleBeyond?: string[];
-  /** Labels holding the flow only thanks to groups added beyond the trained conditions (lossBased groupsNeedOutside: the other groups alone found another likeliest): the fusion needs two profiles to favour such an answer. */
+  /** When groups added beyond the trained conditions judged the flow (lossBased groupsNeedOutside): the labels holding it that the other groups alone would not have named (likeliest, in distribution, at 0.9 or more), every one of them outside those groups' conditions; the fusion needs two profiles to favour such an answer. */
   beyondTrained?: string[];
   note?: string;
 }

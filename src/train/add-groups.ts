@@ -8,6 +8,15 @@ import { disturbedReason } from '../classify/disturbance.js';
 import { spliceModels } from '../classify/splice.js';
 import type { DatasetEntry } from './dataset.js';
 import { trainFromEntries } from './train.js';
+import { takeFlag } from '../util/script-args.js';
+
+/** `--need-outside DISTANCE` of the scripts that add groups (add-lab-rounds.ts, leave-one-set-out.ts), taken from `args`; undefined when absent. */
+export function takeNeedOutside(args: string[]): number | undefined {
+  const flag = takeFlag(args, '--need-outside');
+  if (flag === undefined) return undefined;
+  if (!/^\d*\.?\d+$/.test(flag)) throw new Error(`--need-outside takes an envelope distance (1: just outside the trained conditions), not '${flag}'`);
+  return Number(flag);
+}
 
 export function withGroupsFrom(base: Model, all: DatasetEntry[], o: { source: string; suffix: string; note: string; needReordering?: number; needOutside?: number }): { model: Model; trained: number; disturbed: number } {
   const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));

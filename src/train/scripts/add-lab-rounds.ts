@@ -23,7 +23,7 @@ import { loadModel, saveModel, type Model } from '../../classify/index.js';
 import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
-import { withGroupsFrom } from '../add-groups.js';
+import { takeNeedOutside, withGroupsFrom } from '../add-groups.js';
 import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
 
 const USAGE = 'src/train/scripts/add-lab-rounds.ts';
@@ -37,9 +37,7 @@ const needFlag = takeFlag(args, '--need-reordering');
 const needReordering = needFlag === undefined ? undefined : Number(needFlag);
 if (needFlag !== undefined && !(/^\d*\.?\d+$/.test(needFlag) && needReordering! <= 1)) throw new Error(`--need-reordering takes a share of packets between 0 and 1 (0.002 is 0.2%), not '${needFlag}'`);
 
-const outsideFlag = takeFlag(args, '--need-outside');
-const needOutside = outsideFlag === undefined ? undefined : Number(outsideFlag);
-if (outsideFlag !== undefined && !/^\d*\.?\d+$/.test(outsideFlag)) throw new Error(`--need-outside takes an envelope distance (1: just outside the trained conditions), not '${outsideFlag}'`);
+const needOutside = takeNeedOutside(args);
 
 const base = loadModel(modelPath);
 // A trace taken through a bottleneck the host held back is not trained on (as extend-model.ts).

@@ -21,7 +21,7 @@ import { loadModel } from '../../classify/index.js';
 import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
-import { withGroupsFrom } from '../add-groups.js';
+import { takeNeedOutside, withGroupsFrom } from '../add-groups.js';
 import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
 
 const USAGE = 'src/train/scripts/leave-one-set-out.ts';
@@ -34,9 +34,7 @@ const modelPath = requireFlag(args, '--model', USAGE);
 // One spelling per file: the same set named twice would be trained on while judged.
 const sets = [...new Set(takeList(args, '--sets').map((f) => resolve(f.trim())))];
 const suffix = takeFlag(args, '--suffix') ?? '.held';
-const outsideFlag = takeFlag(args, '--need-outside');
-const needOutside = outsideFlag === undefined ? undefined : Number(outsideFlag);
-if (outsideFlag !== undefined && !/^\d*\.?\d+$/.test(outsideFlag)) fail(`--need-outside takes an envelope distance (1: just outside the trained conditions), not '${outsideFlag}'`);
+const needOutside = takeNeedOutside(args);
 if (sets.length < 2) fail('--sets needs at least two different datasets (one is left out, the others train)');
 for (const f of sets) if (!existsSync(f)) fail(`no such dataset: ${f}`);
 const base = loadModel(modelPath);

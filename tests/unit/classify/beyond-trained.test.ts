@@ -4,11 +4,13 @@
  * bottleneck rates) needs two profiles whose shapes favour it (fusion.ts beyondTrainedDoubt).
  * Fixture: held-out round W of session 55, 480 kbit/s behind both Nebby profiles 140 ms away, which
  * the groups never saw: kernel CUBIC, named by them from both profiles, and kernel NewReno, whose
- * nebby-50 flow they alone named Westwood at 0.98.
+ * nebby-50 flow they alone named Westwood at 0.98; and from round X, kernel CUBIC through `video` at
+ * 2.5 Mbit/s, which the other groups alone named.
  */
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import { beyondTrainedDoubt } from '../../../src/classify/fusion.js';
+import { checkEnvelope } from '../../../src/classify/envelope.js';
 import type { LossBasedParams } from '../../../src/classify/classifiers/lossBased.js';
 import type { Verdict } from '../../../src/classify/verdict.js';
 import { toSeries } from '../../../src/train/dataset.js';
@@ -34,8 +36,10 @@ describe('answers resting on the groups added beyond the trained conditions', ()
 
   it('are given when two profiles favour them', () => {
     const both = [judged('tcp-cubic', 'nebby-50'), judged('tcp-cubic', 'nebby-100')];
+    const gate = (model.classifiers['loss-based'] as LossBasedParams).groupsNeedOutside!['.beyond'];
     for (const v of both) {
-      expect(v.conditions!.distance).toBeGreaterThan(0.5);
+      // Beyond the gate: the flow lies more than 0.5 from the envelope the model had before the groups.
+      expect(checkEnvelope(gate.envelope, v.conditions!.measured!).distance).toBeGreaterThan(0.5);
       expect(lossClaim(v).beyondTrained).toContain('CUBIC');
     }
     const fused = fuseProfiles(both, { calibration });
@@ -53,12 +57,20 @@ describe('answers resting on the groups added beyond the trained conditions', ()
     }
   });
 
-  it('a profile whose answer the trained groups alone gave needs no second one', () => {
-    const v = judged('tcp-cubic', 'nebby-50');
-    const held: Verdict = { ...v, evidence: { ...v.evidence!, claims: v.evidence!.claims.map((c) => (c.classifier === 'loss-based' ? { ...c, beyondTrained: [] } : c)) } };
-    expect(beyondTrainedDoubt('CUBIC', [v], true)).toMatch(/needs two profiles/);
-    expect(beyondTrainedDoubt('CUBIC', [held], true)).toBeNull();
-    // A rule-based claim backing the answer (lossOnly false) is evidence of its own.
-    expect(beyondTrainedDoubt('CUBIC', [v], false)).toBeNull();
+  it('a profile whose answer the other groups alone gave at 0.9 or more needs no second one', () => {
+    // Kernel CUBIC through `video` at 2.5 Mbit/s (round X), beyond the gate: the added groups judged
+    // it (other labels rest on them), but CUBIC, which the other groups alone named, does not.
+    const v = judged('tcp-cubic', 'video');
+    const gate = (model.classifiers['loss-based'] as LossBasedParams).groupsNeedOutside!['.beyond'];
+    expect(checkEnvelope(gate.envelope, v.conditions!.measured!).distance).toBeGreaterThan(0.5);
+    expect(v.label).toBe('CUBIC');
+    expect(lossClaim(v).beyondTrained?.length).toBeGreaterThan(0);
+    expect(lossClaim(v).beyondTrained).not.toContain('CUBIC');
+    const single = fuseProfiles([v], { calibration });
+    expect(single.label).toBe('CUBIC');
+    expect(beyondTrainedDoubt('CUBIC', [v], true)).toBeNull();
+    // Where the answer rests on the added groups, a rule-based claim backing it (lossOnly false) is evidence of its own.
+    expect(beyondTrainedDoubt('CUBIC', [judged('tcp-cubic', 'nebby-50')], true)).toMatch(/needs two profiles/);
+    expect(beyondTrainedDoubt('CUBIC', [judged('tcp-cubic', 'nebby-50')], false)).toBeNull();
   });
 });

@@ -41,7 +41,8 @@ function flow(kind: 'as captured' | 'larger segments' | 'no conditions'): BifSer
   return s;
 }
 
-const posteriorOf = (m: Model, s: BifSeries): Record<string, number> => classifyFlow(s, m).evidence!.claims.find((c) => c.classifier === 'loss-based')?.posterior ?? {};
+const lossClaimOf = (m: Model, s: BifSeries) => classifyFlow(s, m).evidence!.claims.find((c) => c.classifier === 'loss-based')!;
+const posteriorOf = (m: Model, s: BifSeries): Record<string, number> => lossClaimOf(m, s).posterior ?? {};
 
 describe('groups added beyond the trained conditions', () => {
   it('are recorded with the base model\'s envelope and the distance they need, per group suffix, and survive a save', () => {
@@ -64,10 +65,11 @@ describe('groups added beyond the trained conditions', () => {
       const ref = outsideGroups(lossBasedOf(base).gnb, lossBasedOf(base).groupsNeedOutside, c).classes;
       expect(shut.map((x) => [x.label, x.prior])).toEqual(ref.map((x) => [x.label, x.prior]));
     }
-    // ... so the flow's posterior is the base's.
+    // ... so the flow's posterior is the base's, and no answer rests on the added groups.
     for (const kind of ['as captured', 'no conditions'] as const) {
       const want = posteriorOf(base, flow(kind));
       const got = posteriorOf(gated(), flow(kind));
+      expect(lossClaimOf(gated(), flow(kind)).beyondTrained, kind).toBeUndefined();
       expect(want.HTCP ?? 0, kind).toBeGreaterThan(0.5);
       expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
       for (const [label, v] of Object.entries(want)) expect(got[label], `${label}, ${kind}`).toBeCloseTo(v, 12);
@@ -81,9 +83,11 @@ describe('groups added beyond the trained conditions', () => {
     expect(d).toBeLessThanOrEqual(1);
     const base = posteriorOf(shipped(), far);
     const p = posteriorOf(gated(), far);
-    // The misnamed group holds the H-TCP flow as well as H-TCP's own group does: CUBIC gains.
+    // The misnamed group holds the H-TCP flow as well as H-TCP's own group does: CUBIC gains, and
+    // CUBIC rests on the added group (the other groups alone found H-TCP likeliest).
     expect(p.CUBIC ?? 0).toBeGreaterThan((base.CUBIC ?? 0) + 0.1);
     expect(p.HTCP ?? 0).toBeLessThan(base.HTCP ?? 0);
+    expect(lossClaimOf(gated(), far).beyondTrained).toContain('CUBIC');
     // Past the flow's own distance, the same groups stay shut.
     const shutFurther = spliceModels(shipped(), misnamedGroup(), { groupSuffix: '.outtest', needOutside: d + 0.01 });
     expect(posteriorOf(shutFurther, far).CUBIC ?? 0).toBeCloseTo(base.CUBIC ?? 0, 12);
