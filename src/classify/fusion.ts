@@ -302,8 +302,9 @@ export const UNCUT_AIMD_FROM_DISTANCE = 0.5;
  * alone, which the learned shapes read reliably only on bottlenecks like the trained ones.
  * WHY: held-out rounds at other bottleneck rates (session 54: 250-800 kbit/s behind nebby-50's
  * delay, envelope distance 0.58-1.0) read kernel Veno as Illinois at 0.81 and 0.95 and kernel
- * Scalable as Veno at 0.81, each flow without a cut after start-up; on the lab's own conditions (distance ~0) such flows are named right (nebby-100:
- * Illinois, Westwood, Veno at 0.87-1.00 with no cut in 30 s), so they keep their answers there.
+ * Scalable as Veno at 0.81, each flow without a cut after start-up; on the lab's own conditions
+ * (distance ~0) such flows are named right (nebby-100: Illinois, Westwood, Veno at 0.87-1.00 with
+ * no cut in 30 s), so they keep their answers there.
  * Profiles outside the trained conditions or disturbed give no evidence either way; a profile with
  * no measured conditions counts as trained. QUIC NewReno is held to it too (lab QUIC flows cut
  * often; none was seen without a cut). Applies to calibrated verdicts, as the other doubts.

@@ -281,8 +281,8 @@ export function calibratedLoco(loco: Outcome[], kind: CalibrationKind = 'isotoni
     for (const o of loco.filter((x) => x.conditionId === id)) {
       const perProfile = o.perProfile.map((p) => ({ ...p, confidence: calibrated(c, { ...p, truth: o.truth }, false) }));
       // The lone-answer withholding and confidence fusion.ts applies once the model carries its
-      // calibration (versionDoubt, noBackoffDoubt and uncutAimdDoubt need the verdicts' evidence,
-      // which outcomes do not keep).
+      // calibration (versionDoubt, noBackoffDoubt, uncutAimdDoubt and beyondTrainedDoubt need the
+      // verdicts' evidence, which outcomes do not keep).
       const named = perProfile.map((p) => ({ label: p.predicted, confidence: p.confidence, ...(p.shapeSaid ? { shapeSaid: p.shapeSaid } : {}) }));
       const doubt = loneProfileDoubt(o.predicted, named, o.lossOnly);
       const lone = loneAnswerConfidence(o.predicted, named, o.lossOnly);
