@@ -84,5 +84,8 @@ export default defineGrid({
     { id: 'hd-w-r480-140j1', axis: 'bottleneck', value: '480 kbit/s behind both Nebby profiles, 140 ms away, 1 ms jitter', path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 480 } },
     // Session 55, round X (as in labs/grid-heldout.ts): chosen after W was read, before anything was measured on it.
     { id: 'hd-x-r280-30j2', axis: 'bottleneck', value: '280 kbit/s behind both Nebby profiles, 30 ms away, 2 ms jitter', path: { rttMs: 30, jitterMs: 2 }, profile: { rateKbit: 280 } },
+    // Session 56, rounds Y and Z (as in labs/grid-heldout.ts): chosen before any change of session 56.
+    { id: 'hd-y-r420-85j2', axis: 'bottleneck', value: '420 kbit/s behind both Nebby profiles, 85 ms away, 2 ms jitter', path: { rttMs: 85, jitterMs: 2 }, profile: { rateKbit: 420 } },
+    { id: 'hd-z-r750-120j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 120 ms away, 2 ms jitter', path: { rttMs: 120, jitterMs: 2 }, profile: { rateKbit: 750 } },
   ],
 });

@@ -227,5 +227,15 @@ export default defineGrid({
     { id: 'h-x-r280-30j2', axis: 'bottleneck', value: '280 kbit/s behind both Nebby profiles, 30 ms away, 2 ms jitter', path: { rttMs: 30, jitterMs: 2 }, profile: { rateKbit: 280 } },
     { id: 'h-x-r900-100j1', axis: 'bottleneck', value: '900 kbit/s behind both Nebby profiles, 100 ms away, 1 ms jitter', path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 900 } },
     { id: 'h-x-v2500-60j2', axis: 'bottleneck', value: 'video at 2.5 Mbit/s, 60 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 60, jitterMs: 2 }, profile: { rateKbit: 2500 } },
+    // Session 56, rounds Y and Z: both chosen at the start of the session, before any change of it was
+    // written. Y is read first (the groups of rounds W and X are measured on it); Z stays unread until
+    // the session's last change is fixed. Other rates behind both Nebby profiles' delays and `video`
+    // at other rates, near and far.
+    { id: 'h-y-r420-85j2', axis: 'bottleneck', value: '420 kbit/s behind both Nebby profiles, 85 ms away, 2 ms jitter', path: { rttMs: 85, jitterMs: 2 }, profile: { rateKbit: 420 } },
+    { id: 'h-y-r1100-35j1', axis: 'bottleneck', value: '1.1 Mbit/s behind both Nebby profiles, 35 ms away, 1 ms jitter', path: { rttMs: 35, jitterMs: 1 }, profile: { rateKbit: 1100 } },
+    { id: 'h-y-v2200-150j1', axis: 'bottleneck', value: 'video at 2.2 Mbit/s, 150 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 150, jitterMs: 1 }, profile: { rateKbit: 2200 } },
+    { id: 'h-z-r350-20j1', axis: 'bottleneck', value: '350 kbit/s behind both Nebby profiles, 20 ms away, 1 ms jitter', path: { rttMs: 20, jitterMs: 1 }, profile: { rateKbit: 350 } },
+    { id: 'h-z-r750-120j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 120 ms away, 2 ms jitter', path: { rttMs: 120, jitterMs: 2 }, profile: { rateKbit: 750 } },
+    { id: 'h-z-v1400-40j3', axis: 'bottleneck', value: 'video at 1.4 Mbit/s, 40 ms away, 3 ms jitter', profiles: ['video'], path: { rttMs: 40, jitterMs: 3 }, profile: { rateKbit: 1400 } },
   ],
 });
