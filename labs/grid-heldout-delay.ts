@@ -87,5 +87,7 @@ export default defineGrid({
     // Session 56, rounds Y and Z (as in labs/grid-heldout.ts): chosen before any change of session 56.
     { id: 'hd-y-r420-85j2', axis: 'bottleneck', value: '420 kbit/s behind both Nebby profiles, 85 ms away, 2 ms jitter', path: { rttMs: 85, jitterMs: 2 }, profile: { rateKbit: 420 } },
     { id: 'hd-z-r750-120j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 120 ms away, 2 ms jitter', path: { rttMs: 120, jitterMs: 2 }, profile: { rateKbit: 750 } },
+    // Session 56, round AA (as in labs/grid-heldout.ts): chosen after Z was read, before any rule written on it is measured.
+    { id: 'hd-aa-r400-40j1', axis: 'bottleneck', value: '400 kbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 400 } },
   ],
 });

@@ -237,5 +237,11 @@ export default defineGrid({
     { id: 'h-z-r350-20j1', axis: 'bottleneck', value: '350 kbit/s behind both Nebby profiles, 20 ms away, 1 ms jitter', path: { rttMs: 20, jitterMs: 1 }, profile: { rateKbit: 350 } },
     { id: 'h-z-r750-120j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 120 ms away, 2 ms jitter', path: { rttMs: 120, jitterMs: 2 }, profile: { rateKbit: 750 } },
     { id: 'h-z-v1400-40j3', axis: 'bottleneck', value: 'video at 1.4 Mbit/s, 40 ms away, 3 ms jitter', profiles: ['video'], path: { rttMs: 40, jitterMs: 3 }, profile: { rateKbit: 1400 } },
+    // Session 56, round AA: chosen after round Z was read (the groups of rounds W, X and Y lost answers
+    // there and kept the shipped model's confident wrongs: Illinois and Veno taken for each other,
+    // YeAH for NewReno, HSTCP for Veno through `video`), before any rule written on Z is measured on it.
+    { id: 'h-aa-r400-40j1', axis: 'bottleneck', value: '400 kbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 400 } },
+    { id: 'h-aa-r600-160j2', axis: 'bottleneck', value: '600 kbit/s behind both Nebby profiles, 160 ms away, 2 ms jitter', path: { rttMs: 160, jitterMs: 2 }, profile: { rateKbit: 600 } },
+    { id: 'h-aa-v2800-30j1', axis: 'bottleneck', value: 'video at 2.8 Mbit/s, 30 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 30, jitterMs: 1 }, profile: { rateKbit: 2800 } },
   ],
 });
