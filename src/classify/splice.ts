@@ -27,6 +27,8 @@ export interface SpliceOptions {
   needReordering?: number;
   /** How far outside the base's envelope (envelope.ts distance) a flow must lie for the added groups to judge it (lossBased.ts groupsNeedOutside); needs groupSuffix and a base envelope. */
   needOutside?: number;
+  /** With needOutside: the added groups also judge a nearer flow that no other group holds (lossBased.ts groupsNeedOutside `unheld`). */
+  unheld?: boolean;
   note?: string;
 }
 
@@ -39,6 +41,7 @@ const pipelineKey = (m: Model): string => {
 
 export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): Model {
   if (o.needReordering !== undefined || o.needOutside !== undefined) gatedSuffixUnused(base, o.groupSuffix);
+  if (o.unheld && o.needOutside === undefined) throw new Error('groups that also judge unheld flows are gated on the trained conditions: give needOutside too');
   if (o.needOutside !== undefined && !base.envelope) throw new Error('groups gated on the trained conditions need a base model with an envelope (trained conditions) to lie outside of');
   if (pipelineKey(base) !== pipelineKey(extra)) {
     throw new Error('cannot splice models trained with different pipelines: their descriptors are not comparable');
@@ -55,7 +58,7 @@ export function spliceModels(base: Model, extra: Model, o: SpliceOptions = {}): 
   const kept = (key: string) => (!o.labels || o.labels(labelOf(key))) && (!o.groups || o.groups(groupOf(key)));
   const gated = {
     ...(o.needReordering !== undefined ? { groupsNeedReordering: { ...b.groupsNeedReordering, [o.groupSuffix!]: o.needReordering } } : {}),
-    ...(o.needOutside !== undefined ? { groupsNeedOutside: { ...b.groupsNeedOutside, [o.groupSuffix!]: { beyond: o.needOutside, envelope: base.envelope! } } } : {}),
+    ...(o.needOutside !== undefined ? { groupsNeedOutside: { ...b.groupsNeedOutside, [o.groupSuffix!]: { beyond: o.needOutside, envelope: base.envelope!, ...(o.unheld ? { unheld: true } : {}) } } } : {}),
   };
   const lossBased: LossBasedParams = { ...b, ...linkIdleOf(b, x, kept, o.groupSuffix), ...gated, gnb: { ...b.gnb, classes: priced } };
   const examplesPerLabel = { ...base.trainedOn.examplesPerLabel };

@@ -18,9 +18,21 @@ export function takeNeedOutside(args: string[]): number | undefined {
   return Number(flag);
 }
 
-export function withGroupsFrom(base: Model, all: DatasetEntry[], o: { source: string; suffix: string; note: string; needReordering?: number; needOutside?: number }): { model: Model; trained: number; disturbed: number } {
+/**
+ * `--also-unheld` of the same scripts: the groups gated by --need-outside also judge a nearer flow
+ * no other group holds (lossBased.ts groupsNeedOutside `unheld`). Refused without --need-outside.
+ */
+export function takeAlsoUnheld(args: string[], needOutside: number | undefined): boolean {
+  const i = args.indexOf('--also-unheld');
+  if (i < 0) return false;
+  args.splice(i, 1);
+  if (needOutside === undefined) throw new Error('--also-unheld opens the gate of --need-outside to flows no other group holds: give --need-outside too');
+  return true;
+}
+
+export function withGroupsFrom(base: Model, all: DatasetEntry[], o: { source: string; suffix: string; note: string; needReordering?: number; needOutside?: number; unheld?: boolean }): { model: Model; trained: number; disturbed: number } {
   const entries = all.filter((e) => !disturbedReason(e.disturbance ?? null, e.rttSeconds));
   const trained = trainFromEntries(entries, { source: o.source, pipeline: base.pipeline });
-  const model = spliceModels(base, trained, { groupSuffix: o.suffix, note: o.note, needReordering: o.needReordering, needOutside: o.needOutside });
+  const model = spliceModels(base, trained, { groupSuffix: o.suffix, note: o.note, needReordering: o.needReordering, needOutside: o.needOutside, unheld: o.unheld });
   return { model, trained: entries.length, disturbed: all.length - entries.length };
 }

@@ -86,8 +86,10 @@ const paramsSchema = z.object({
    * by before (its verdict's envelope distance, a calibration input, is measured against the
    * widened envelope: on the committed lab sets the same verdicts, one confidence 0.93 -> 0.95).
    * The gate keeps a copy of that earlier envelope, which is also the first rows of the model's.
+   * `unheld` (session 56): the groups also judge a flow nearer than that which no other group
+   * holds (the trained groups found it outside every class, so it had no answer to lose).
    */
-  groupsNeedOutside: z.record(z.string(), z.object({ beyond: z.number().nonnegative(), envelope: envelopeSchema })).optional(),
+  groupsNeedOutside: z.record(z.string(), z.object({ beyond: z.number().nonnegative(), envelope: envelopeSchema, unheld: z.boolean().optional() })).optional(),
   gnb: gnbModelSchema,
 });
 export type LossBasedParams = z.infer<typeof paramsSchema>;
@@ -230,7 +232,30 @@ function judgeable(f: FlowFeatures): boolean {
 
 export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPrediction | null {
   if (params.gnb.classes.length === 0 || !judgeable(f)) return null;
-  const gated = outsideGroups(reorderingGroups(params.gnb, params.groupsNeedReordering, f.reorderShare), params.groupsNeedOutside, f.conditions);
+  const reordered = reorderingGroups(params.gnb, params.groupsNeedReordering, f.reorderShare);
+  const gated = outsideGroups(reordered, params.groupsNeedOutside, f.conditions);
+  const judged = predictWith(params, f, gated);
+  // A group's shapes held the flow (its link-idle bound may have vetoed it: a sign of a stranger, not of unseen conditions).
+  if (judged.inDistribution.length || Object.keys(judged.idleBeyond).length) return judged;
+  // No group's shapes held the flow: the groups shut by a gate that opens to such flows judge it too.
+  const unheld = outsideGroups(reordered, unheldShut(params.groupsNeedOutside), f.conditions);
+  return unheld.classes.length > gated.classes.length ? predictWith(params, f, unheld) : judged;
+}
+
+/**
+ * The gates for a flow no group held: those with `unheld` stand open (beyond 0 below any
+ * distance), the rest as they are. WHY: session 56, leaving each of 27 condition sets out, groups
+ * that also judged such flows read 291 of 515 fused measurements right against 286, with the same
+ * 2 confident wrongs; on the committed lab sets the one confident wrong (kernel BBRv3 read BBRv2
+ * at 0.95) became Unknown and no answer was lost. Their answers still rest on the added groups
+ * (namedBeyondTrained: the other groups named nothing), so one profile alone does not give them.
+ */
+function unheldShut(need: LossBasedParams['groupsNeedOutside']): LossBasedParams['groupsNeedOutside'] {
+  if (!need) return need;
+  return Object.fromEntries(Object.entries(need).map(([suffix, g]) => [suffix, g.unheld ? { ...g, beyond: -1 } : g]));
+}
+
+function predictWith(params: LossBasedParams, f: FlowFeatures, gated: LossBasedParams['gnb']): LossPrediction {
   const p = predictGnb(sameTransport(gated, f.transport), descriptorFor(params.gnb.featureNames, f.shape));
   const posterior = perLabel(p.posterior);
   const idleBeyond: LossPrediction['idleBeyond'] = {};

@@ -4,7 +4,7 @@
  * that does on test rounds no choice here saw (issue 16).
  *
  *   npx tsx src/train/scripts/add-lab-rounds.ts --model models/ccbrowse-model.json \
- *       --train ROUND.json[,ROUND.json] [--suffix .quiet] [--need-reordering SHARE] [--need-outside DISTANCE] [--test ROUND.json,...] [--out OUT]
+ *       --train ROUND.json[,ROUND.json] [--suffix .quiet] [--need-reordering SHARE] [--need-outside DISTANCE [--also-unheld]] [--test ROUND.json,...] [--out OUT]
  *
  * --need-reordering: the added groups judge only flows that measured at least SHARE of their
  * packets reordered (rounds taken on a reordered path: labs/grid-reorder.ts).
@@ -23,7 +23,7 @@ import { loadModel, saveModel, type Model } from '../../classify/index.js';
 import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
-import { takeNeedOutside, withGroupsFrom } from '../add-groups.js';
+import { takeAlsoUnheld, takeNeedOutside, withGroupsFrom } from '../add-groups.js';
 import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
 
 const USAGE = 'src/train/scripts/add-lab-rounds.ts';
@@ -38,11 +38,12 @@ const needReordering = needFlag === undefined ? undefined : Number(needFlag);
 if (needFlag !== undefined && !(/^\d*\.?\d+$/.test(needFlag) && needReordering! <= 1)) throw new Error(`--need-reordering takes a share of packets between 0 and 1 (0.002 is 0.2%), not '${needFlag}'`);
 
 const needOutside = takeNeedOutside(args);
+const unheld = takeAlsoUnheld(args, needOutside);
 
 const base = loadModel(modelPath);
 // A trace taken through a bottleneck the host held back is not trained on (as extend-model.ts).
 const all = loadDatasets(train.join(','));
-const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups${needReordering === undefined ? '' : ` for flows reordered ${needReordering} or more`}${needOutside === undefined ? '' : ` for flows further than ${needOutside} from its trained conditions`}`, needReordering, needOutside });
+const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: train.join(','), suffix, note: `with lab rounds ${train.join(', ')} as ${suffix} groups${needReordering === undefined ? '' : ` for flows reordered ${needReordering} or more`}${needOutside === undefined ? '' : ` for flows further than ${needOutside} from its trained conditions${unheld ? ' or held by no other group' : ''}`}`, needReordering, needOutside, unheld });
 console.log(`trained on ${trained} traces (${disturbed} disturbed left out; ${[...new Set(all.map((e) => e.label))].length} labels) from ${train.join(', ')}`);
 
 const judgeWith = (m: Model, file: string) => classifyEntries(loadDatasets(file), m);

@@ -4,7 +4,7 @@
  * every *other* dataset judges it, as add-lab-rounds.ts would have built them. The figures are
  * what the model trained on all of them can be expected to read on a set it never saw.
  *
- *   npx tsx src/train/scripts/leave-one-set-out.ts --model BASE.json --sets A.json,B.json,... [--suffix .quiet17] [--need-outside DISTANCE]
+ *   npx tsx src/train/scripts/leave-one-set-out.ts --model BASE.json --sets A.json,B.json,... [--suffix .quiet17] [--need-outside DISTANCE [--also-unheld]]
  *
  * --need-outside: the groups judge only flows further than DISTANCE from the base's trained
  * conditions, as add-lab-rounds.ts --need-outside builds them (session 55: rounds at other rates).
@@ -21,7 +21,7 @@ import { loadModel } from '../../classify/index.js';
 import { requireFlag, takeFlag, takeList } from '../../util/script-args.js';
 import { classifyEntries } from '../bench.js';
 import { loadDatasets } from '../dataset.js';
-import { takeNeedOutside, withGroupsFrom } from '../add-groups.js';
+import { takeAlsoUnheld, takeNeedOutside, withGroupsFrom } from '../add-groups.js';
 import { TALLY_HEAD, tally, tallyRow } from '../conditions-bench.js';
 
 const USAGE = 'src/train/scripts/leave-one-set-out.ts';
@@ -35,6 +35,7 @@ const modelPath = requireFlag(args, '--model', USAGE);
 const sets = [...new Set(takeList(args, '--sets').map((f) => resolve(f.trim())))];
 const suffix = takeFlag(args, '--suffix') ?? '.held';
 const needOutside = takeNeedOutside(args);
+const unheld = takeAlsoUnheld(args, needOutside);
 if (sets.length < 2) fail('--sets needs at least two different datasets (one is left out, the others train)');
 for (const f of sets) if (!existsSync(f)) fail(`no such dataset: ${f}`);
 const base = loadModel(modelPath);
@@ -62,7 +63,7 @@ for (const left of sets) {
   const others = sets.filter((s) => s !== left);
   // A trace taken through a bottleneck the host held back is not trained on (as add-lab-rounds.ts).
   const all = others.flatMap((f) => datasets.get(f)!);
-  const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: others.join(','), suffix, note: `leave ${left} out`, needOutside });
+  const { model: extended, trained, disturbed } = withGroupsFrom(base, all, { source: others.join(','), suffix, note: `leave ${left} out`, needOutside, unheld });
   console.log(`| ${short(left)} left out: trained on ${trained} traces of the others (${disturbed} disturbed left out) | | | | | |`);
   for (const [name, m] of [['base', base], ['base + the others', extended]] as const) {
     const r = classifyEntries(datasets.get(left)!, m);

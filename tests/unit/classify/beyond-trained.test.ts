@@ -32,6 +32,8 @@ describe('answers resting on the groups added beyond the trained conditions', ()
     const gates = (model.classifiers['loss-based'] as LossBasedParams).groupsNeedOutside ?? {};
     expect(Object.keys(gates)).toContain('.beyond');
     expect(gates['.beyond'].beyond).toBe(0.5);
+    // ... and open to a flow no other group's shapes hold (session 56).
+    expect(gates['.beyond'].unheld).toBe(true);
   });
 
   it('are given when two profiles favour them', () => {

@@ -13,6 +13,7 @@ import { checkEnvelope } from '../../../src/classify/envelope.js';
 import { spliceModels } from '../../../src/classify/splice.js';
 import type { BifSeries, FlowConditions } from '../../../src/trace/types.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { withoutGroupsBeyond } from './shippedModel.js';
 
 const shipped = (): Model => parseModel(JSON.parse(readFileSync('models/ccbrowse-model.json', 'utf8')));
 const lossBasedOf = (m: Model) => m.classifiers['loss-based'] as LossBasedParams;
@@ -91,6 +92,32 @@ describe('groups added beyond the trained conditions', () => {
     // Past the flow's own distance, the same groups stay shut.
     const shutFurther = spliceModels(shipped(), misnamedGroup(), { groupSuffix: '.outtest', needOutside: d + 0.01 });
     expect(posteriorOf(shutFurther, far).CUBIC ?? 0).toBeCloseTo(base.CUBIC ?? 0, 12);
+  });
+
+  it('with `unheld`, also judge a flow inside the gate that no other group holds, and only such a flow', () => {
+    // A base without H-TCP's groups holds the H-TCP flow in no class (checked), so it has no answer
+    // to lose; without the shipped model's own groups beyond its conditions, which open to it too.
+    const noHtcp = withoutGroupsBeyond(shipped());
+    const g = lossBasedOf(noHtcp).gnb;
+    lossBasedOf(noHtcp).gnb = { ...g, classes: g.classes.filter((c) => !c.label.startsWith('HTCP@')) };
+    const near = flow('as captured');
+    expect(checkEnvelope(noHtcp.envelope, near.conditions).distance).toBeLessThanOrEqual(GATE);
+    expect(lossClaimOf(noHtcp, near).inDistribution).toEqual([]);
+    const opens = spliceModels(noHtcp, misnamedGroup(), { groupSuffix: '.outtest', needOutside: GATE, unheld: true });
+    expect(lossBasedOf(parseModel(JSON.parse(JSON.stringify(opens)))).groupsNeedOutside?.['.outtest']?.unheld).toBe(true);
+    const shut = spliceModels(noHtcp, misnamedGroup(), { groupSuffix: '.outtest', needOutside: GATE });
+    expect(lossClaimOf(shut, near).inDistribution).toEqual([]);
+    const claim = lossClaimOf(opens, near);
+    expect(claim.inDistribution).toEqual(['CUBIC']);
+    // The other groups named nothing, so the answer rests on the added ones (one profile will not give it).
+    expect(claim.beyondTrained).toEqual(['CUBIC']);
+    // Without conditions the gate stays shut; and a flow the base holds is judged as the base judges it.
+    expect(lossClaimOf(opens, flow('no conditions')).inDistribution).toEqual(lossClaimOf(noHtcp, flow('no conditions')).inDistribution);
+    const held = spliceModels(shipped(), misnamedGroup(), { groupSuffix: '.outtest', needOutside: GATE, unheld: true });
+    const want = posteriorOf(shipped(), near);
+    const got = posteriorOf(held, near);
+    for (const [label, v] of Object.entries(want)) expect(got[label], label).toBeCloseTo(v, 12);
+    expect(() => spliceModels(noHtcp, misnamedGroup(), { groupSuffix: '.outtest', unheld: true })).toThrow(/needOutside/);
   });
 
   it('need a suffix of their own and a base model with an envelope', () => {
