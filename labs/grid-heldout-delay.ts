@@ -89,5 +89,7 @@ export default defineGrid({
     { id: 'hd-z-r750-120j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 120 ms away, 2 ms jitter', path: { rttMs: 120, jitterMs: 2 }, profile: { rateKbit: 750 } },
     // Session 56, round AA (as in labs/grid-heldout.ts): chosen after Z was read, before any rule written on it is measured.
     { id: 'hd-aa-r400-40j1', axis: 'bottleneck', value: '400 kbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 400 } },
+    // Session 56, round AB (as in labs/grid-heldout.ts): chosen after AA was read, before any rule written on Z and AA is measured.
+    { id: 'hd-ab-r500-70j2', axis: 'bottleneck', value: '500 kbit/s behind both Nebby profiles, 70 ms away, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 500 } },
   ],
 });

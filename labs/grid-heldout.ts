@@ -243,5 +243,11 @@ export default defineGrid({
     { id: 'h-aa-r400-40j1', axis: 'bottleneck', value: '400 kbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 400 } },
     { id: 'h-aa-r600-160j2', axis: 'bottleneck', value: '600 kbit/s behind both Nebby profiles, 160 ms away, 2 ms jitter', path: { rttMs: 160, jitterMs: 2 }, profile: { rateKbit: 600 } },
     { id: 'h-aa-v2800-30j1', axis: 'bottleneck', value: 'video at 2.8 Mbit/s, 30 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 30, jitterMs: 1 }, profile: { rateKbit: 2800 } },
+    // Session 56, round AB: chosen after round AA was read (a rule for Veno and Illinois written on Z
+    // failed there; kernel YeAH read NewReno from one profile in Z and AA), before any rule written on
+    // Z and AA is measured on it.
+    { id: 'h-ab-r500-70j2', axis: 'bottleneck', value: '500 kbit/s behind both Nebby profiles, 70 ms away, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 500 } },
+    { id: 'h-ab-r240-55j1', axis: 'bottleneck', value: '240 kbit/s behind both Nebby profiles, 55 ms away, 1 ms jitter', path: { rttMs: 55, jitterMs: 1 }, profile: { rateKbit: 240 } },
+    { id: 'h-ab-v1600-100j2', axis: 'bottleneck', value: 'video at 1.6 Mbit/s, 100 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 2 }, profile: { rateKbit: 1600 } },
   ],
 });
