@@ -238,19 +238,20 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   // A group's shapes held the flow (its link-idle bound may have vetoed it: a sign of a stranger, not of unseen conditions).
   if (judged.inDistribution.length || Object.keys(judged.idleBeyond).length) return judged;
   // No group's shapes held the flow: the groups shut by a gate that opens to such flows judge it too.
-  const unheld = outsideGroups(reordered, unheldShut(params.groupsNeedOutside), f.conditions);
+  const unheld = outsideGroups(reordered, gatesOpenToUnheld(params.groupsNeedOutside), f.conditions);
   return unheld.classes.length > gated.classes.length ? predictWith(params, f, unheld) : judged;
 }
 
 /**
- * The gates for a flow no group held: those with `unheld` stand open (beyond 0 below any
- * distance), the rest as they are. WHY: session 56, leaving each of 27 condition sets out, groups
- * that also judged such flows read 291 of 515 fused measurements right against 286, with the same
- * 2 confident wrongs; on the committed lab sets the one confident wrong (kernel BBRv3 read BBRv2
- * at 0.95) became Unknown and no answer was lost. Their answers still rest on the added groups
- * (namedBeyondTrained: the other groups named nothing), so one profile alone does not give them.
+ * The gates for a flow no group's shapes held: those with `unheld` stand open (a distance below
+ * any flow's), the rest as they are. WHY: session 56, leaving each of 27 condition sets out, groups
+ * that also judged such flows read 290 of 515 fused measurements right against 286, with the same
+ * 2 confident wrongs (single profiles 326 of 781 either way); blind rounds Y, Z and AA read the
+ * same; on the committed lab sets the one confident wrong (kernel BBRv3 read BBRv2 at 0.95) became
+ * Unknown and no answer was lost. Their answers rest on the added groups (namedBeyondTrained: the
+ * other groups held nothing), so one profile alone does not give them.
  */
-function unheldShut(need: LossBasedParams['groupsNeedOutside']): LossBasedParams['groupsNeedOutside'] {
+function gatesOpenToUnheld(need: LossBasedParams['groupsNeedOutside']): LossBasedParams['groupsNeedOutside'] {
   if (!need) return need;
   return Object.fromEntries(Object.entries(need).map(([suffix, g]) => [suffix, g.unheld ? { ...g, beyond: -1 } : g]));
 }
