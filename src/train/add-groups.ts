@@ -8,7 +8,7 @@ import { disturbedReason } from '../classify/disturbance.js';
 import { spliceModels } from '../classify/splice.js';
 import type { DatasetEntry } from './dataset.js';
 import { trainFromEntries } from './train.js';
-import { takeFlag } from '../util/script-args.js';
+import { takeFlag, takeSwitch } from '../util/script-args.js';
 
 /** `--need-outside DISTANCE` of the scripts that add groups (add-lab-rounds.ts, leave-one-set-out.ts), taken from `args`; undefined when absent. */
 export function takeNeedOutside(args: string[]): number | undefined {
@@ -23,9 +23,7 @@ export function takeNeedOutside(args: string[]): number | undefined {
  * no other group holds (lossBased.ts groupsNeedOutside `unheld`). Refused without --need-outside.
  */
 export function takeAlsoUnheld(args: string[], needOutside: number | undefined): boolean {
-  const i = args.indexOf('--also-unheld');
-  if (i < 0) return false;
-  args.splice(i, 1);
+  if (!takeSwitch(args, '--also-unheld')) return false;
   if (needOutside === undefined) throw new Error('--also-unheld opens the gate of --need-outside to flows no other group holds: give --need-outside too');
   return true;
 }

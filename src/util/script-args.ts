@@ -11,6 +11,14 @@ export function takeFlag(args: string[], name: string): string | undefined {
   return v;
 }
 
+/** A switch without a value (`--name`): true when given, taken out of `args`. */
+export function takeSwitch(args: string[], name: string): boolean {
+  const i = args.indexOf(name);
+  if (i < 0) return false;
+  args.splice(i, 1);
+  return true;
+}
+
 /** A flag the script cannot run without: missing, it says where the usage is and exits 2. */
 export function requireFlag(args: string[], name: string, usageIn: string): string {
   const v = takeFlag(args, name);

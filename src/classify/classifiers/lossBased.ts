@@ -86,8 +86,9 @@ const paramsSchema = z.object({
    * by before (its verdict's envelope distance, a calibration input, is measured against the
    * widened envelope: on the committed lab sets the same verdicts, one confidence 0.93 -> 0.95).
    * The gate keeps a copy of that earlier envelope, which is also the first rows of the model's.
-   * `unheld` (session 56): the groups also judge a flow nearer than that which no other group
-   * holds (the trained groups found it outside every class, so it had no answer to lose).
+   * `unheld` (session 56): the groups also judge a flow nearer than that whose shape no other
+   * group holds (outside every class, no link-idle veto either), so it had no answer to lose;
+   * their reading stands only if they hold it (predictLoss).
    */
   groupsNeedOutside: z.record(z.string(), z.object({ beyond: z.number().nonnegative(), envelope: envelopeSchema, unheld: z.boolean().optional() })).optional(),
   gnb: gnbModelSchema,
@@ -188,9 +189,12 @@ export function reorderingGroups(gnb: LossBasedParams['gnb'], need: LossBasedPar
  * Without the groups added beyond a model's trained conditions (groupsNeedOutside) when the flow
  * lies within `beyond` of those conditions, or carries none: it is then judged by the groups it
  * was judged by before they were added (priors uniform over labels again, as reorderingGroups).
+ * `openToUnheld`: for a flow no other group's shapes held, the gates with `unheld` stand open too
+ * (predictLoss); a flow without conditions stays shut out either way.
  */
-export function outsideGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], conditions: FlowConditions | null): LossBasedParams['gnb'] {
-  return withoutSuffixes(gnb, Object.entries(need ?? {}).filter(([, g]) => !conditions || checkEnvelope(g.envelope, conditions).distance <= g.beyond).map(([suffix]) => suffix));
+export function outsideGroups(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], conditions: FlowConditions | null, openToUnheld = false): LossBasedParams['gnb'] {
+  const shut = (g: NonNullable<LossBasedParams['groupsNeedOutside']>[string]) => !conditions || (!(openToUnheld && g.unheld) && checkEnvelope(g.envelope, conditions).distance <= g.beyond);
+  return withoutSuffixes(gnb, Object.entries(need ?? {}).filter(([, g]) => shut(g)).map(([suffix]) => suffix));
 }
 
 const groupOf = (subclass: string): string | undefined => subclass.split(GROUP_SEPARATOR)[1];
@@ -230,6 +234,16 @@ function judgeable(f: FlowFeatures): boolean {
   return f.shape.slice(0, 3).some((x) => Number.isFinite(x)) || f.backoffs.length > 0;
 }
 
+/**
+ * The loss-based reading of a flow: its posterior per label over the groups that judge it (the
+ * gates of groupsNeedReordering and groupsNeedOutside decide which), and the labels holding it.
+ * A gate with `unheld` also opens to a flow no other group's shapes held. WHY (session 56):
+ * leaving each of 27 condition sets out, such groups read 290 of 515 fused measurements right
+ * against 286, with the same 2 confident wrongs (single profiles 326 of 781 either way); on the
+ * committed lab sets the one confident wrong (kernel BBRv3 read BBRv2 at 0.95) became Unknown and
+ * no answer was lost; blind rounds Y, Z, AA and AB read the same. Their answers rest on the added
+ * groups (namedBeyondTrained: the other groups held nothing), so one profile alone does not give them.
+ */
 export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPrediction | null {
   if (params.gnb.classes.length === 0 || !judgeable(f)) return null;
   const reordered = reorderingGroups(params.gnb, params.groupsNeedReordering, f.reorderShare);
@@ -237,23 +251,13 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   const judged = predictWith(params, f, gated);
   // A group's shapes held the flow (its link-idle bound may have vetoed it: a sign of a stranger, not of unseen conditions).
   if (judged.inDistribution.length || Object.keys(judged.idleBeyond).length) return judged;
-  // No group's shapes held the flow: the groups shut by a gate that opens to such flows judge it too.
-  const unheld = outsideGroups(reordered, gatesOpenToUnheld(params.groupsNeedOutside), f.conditions);
-  return unheld.classes.length > gated.classes.length ? predictWith(params, f, unheld) : judged;
-}
-
-/**
- * The gates for a flow no group's shapes held: those with `unheld` stand open (a distance below
- * any flow's), the rest as they are. WHY: session 56, leaving each of 27 condition sets out, groups
- * that also judged such flows read 290 of 515 fused measurements right against 286, with the same
- * 2 confident wrongs (single profiles 326 of 781 either way); blind rounds Y, Z and AA read the
- * same; on the committed lab sets the one confident wrong (kernel BBRv3 read BBRv2 at 0.95) became
- * Unknown and no answer was lost. Their answers rest on the added groups (namedBeyondTrained: the
- * other groups held nothing), so one profile alone does not give them.
- */
-function gatesOpenToUnheld(need: LossBasedParams['groupsNeedOutside']): LossBasedParams['groupsNeedOutside'] {
-  if (!need) return need;
-  return Object.fromEntries(Object.entries(need).map(([suffix, g]) => [suffix, g.unheld ? { ...g, beyond: -1 } : g]));
+  // No group's shapes held the flow: the groups whose gate opens to such flows judge it too, and
+  // their reading stands only if they hold it (otherwise the flow reads as before, evidence included).
+  const opened = outsideGroups(reordered, params.groupsNeedOutside, f.conditions, true);
+  const mine = (g: LossBasedParams['gnb']) => sameTransport(g, f.transport).classes.length;
+  if (mine(opened) === mine(gated)) return judged;
+  const widened = predictWith(params, f, opened);
+  return widened.inDistribution.length ? widened : judged;
 }
 
 function predictWith(params: LossBasedParams, f: FlowFeatures, gated: LossBasedParams['gnb']): LossPrediction {

@@ -10,6 +10,8 @@
  * packets reordered (rounds taken on a reordered path: labs/grid-reorder.ts).
  * --need-outside: the added groups judge only flows that lie further than DISTANCE (1: outside)
  * from the conditions the base model was trained under (envelope.ts; rounds at other rates).
+ * --also-unheld: with --need-outside, the groups also judge a nearer flow no other group's shapes
+ * hold (lossBased.ts groupsNeedOutside `unheld`; the shipped model's `.beyond` groups, session 56).
  *
  * WHY: the shipped model's learned classes come from lab rounds taken while the lab's own
  * ground-truth samplers kept both cores busy in the kernel (fixed since: docs/benchmarks/speed.md

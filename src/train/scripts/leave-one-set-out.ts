@@ -7,7 +7,8 @@
  *   npx tsx src/train/scripts/leave-one-set-out.ts --model BASE.json --sets A.json,B.json,... [--suffix .quiet17] [--need-outside DISTANCE [--also-unheld]]
  *
  * --need-outside: the groups judge only flows further than DISTANCE from the base's trained
- * conditions, as add-lab-rounds.ts --need-outside builds them (session 55: rounds at other rates).
+ * conditions, as add-lab-rounds.ts --need-outside builds them (session 55: rounds at other rates);
+ * --also-unheld as add-lab-rounds.ts.
  *
  * WHY: a held-out round of 15 measurements gives each class 3; leaving each of seven rounds out
  * in turn gives 21 per class from models trained on six, with no set ever judged by a model that

@@ -2,7 +2,8 @@
  * Groups added beyond a model's trained conditions judge only flows that lie outside them
  * (lossBased.ts groupsNeedOutside, session 55). A flow within the gate's distance of the base
  * model's envelope, or one that carries no conditions, is judged exactly as by the base model; a
- * flow further out meets the added groups too.
+ * flow further out meets the added groups too. A gate with `unheld` (session 56) also opens to a
+ * nearer flow no other group's shapes hold, and their reading stands only if they hold it.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -118,6 +119,24 @@ describe('groups added beyond the trained conditions', () => {
     const got = posteriorOf(held, near);
     for (const [label, v] of Object.entries(want)) expect(got[label], label).toBeCloseTo(v, 12);
     expect(() => spliceModels(noHtcp, misnamedGroup(), { groupSuffix: '.outtest', unheld: true })).toThrow(/needOutside/);
+  });
+
+  it('with `unheld`, leave a flow the opened groups do not hold either as the base reads it, posterior included', () => {
+    const noHtcp = withoutGroupsBeyond(shipped());
+    const g = lossBasedOf(noHtcp).gnb;
+    lossBasedOf(noHtcp).gnb = { ...g, classes: g.classes.filter((c) => !c.label.startsWith('HTCP@')) };
+    // An added group of another shape (BBRv1's nebby-50 class): it does not hold the H-TCP flow (checked).
+    const other = shipped();
+    const og = lossBasedOf(other).gnb;
+    lossBasedOf(other).gnb = { ...og, classes: og.classes.filter((c) => c.label === 'BBRv1@tcp-nebby-50') };
+    const near = flow('as captured');
+    expect(lossClaimOf(other, near).inDistribution).toEqual([]);
+    const opens = spliceModels(noHtcp, other, { groupSuffix: '.outtest', needOutside: GATE, unheld: true });
+    const want = posteriorOf(noHtcp, near);
+    const got = posteriorOf(opens, near);
+    expect(lossClaimOf(opens, near).inDistribution).toEqual([]);
+    expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
+    for (const [label, v] of Object.entries(want)) expect(got[label], label).toBeCloseTo(v, 12);
   });
 
   it('need a suffix of their own and a base model with an envelope', () => {
