@@ -216,11 +216,13 @@ const TRAINED_ALONE_SURE = 0.9;
  * judged at all). An answer among them rests on the added groups (fusion.ts beyondTrainedDoubt).
  * Empty when no such group judged the flow.
  */
-function namedBeyondTrained(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], f: FlowFeatures, inDistribution: string[], featureNames: readonly string[]): string[] {
+function namedBeyondTrained(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], f: FlowFeatures, inDistribution: string[], featureNames: readonly string[], othersHeldNothing: boolean): string[] {
   const mine = sameTransport(gnb, f.transport);
   // The gates whose groups judged this flow (the others were shut by outsideGroups, or hold no group of its transport).
   const open = Object.entries(need ?? {}).filter(([suffix]) => mine.classes.some((c) => c.label.endsWith(suffix)));
   if (!open.length) return [];
+  // Judged by them because the other groups held nothing (predictLoss): every label rests on them.
+  if (othersHeldNothing) return inDistribution;
   if (f.conditions && open.some(([, g]) => !checkEnvelope(g.envelope, f.conditions!).inside)) return inDistribution;
   // Re-priced before the transport filter, as predictLoss judges the flow.
   const p = predictGnb(sameTransport(withoutSuffixes(gnb, open.map(([suffix]) => suffix)), f.transport), descriptorFor(featureNames, f.shape));
@@ -256,11 +258,12 @@ export function predictLoss(params: LossBasedParams, f: FlowFeatures): LossPredi
   const opened = outsideGroups(reordered, params.groupsNeedOutside, f.conditions, true);
   const mine = (g: LossBasedParams['gnb']) => sameTransport(g, f.transport).classes.length;
   if (mine(opened) === mine(gated)) return judged;
-  const widened = predictWith(params, f, opened);
+  const widened = predictWith(params, f, opened, true);
   return widened.inDistribution.length ? widened : judged;
 }
 
-function predictWith(params: LossBasedParams, f: FlowFeatures, gated: LossBasedParams['gnb']): LossPrediction {
+/** The reading of the groups `gated` leaves; `othersHeldNothing`: they judge it because the groups of a first reading held nothing. */
+function predictWith(params: LossBasedParams, f: FlowFeatures, gated: LossBasedParams['gnb'], othersHeldNothing = false): LossPrediction {
   const p = predictGnb(sameTransport(gated, f.transport), descriptorFor(params.gnb.featureNames, f.shape));
   const posterior = perLabel(p.posterior);
   const idleBeyond: LossPrediction['idleBeyond'] = {};
@@ -276,7 +279,7 @@ function predictWith(params: LossBasedParams, f: FlowFeatures, gated: LossBasedP
   const inside = p.inDistribution.filter(holds);
   const inDistribution = [...new Set(inside.map(labelOf))].sort();
   for (const l of inDistribution) delete idleBeyond[l];
-  const beyondTrained = namedBeyondTrained(gated, params.groupsNeedOutside, f, inDistribution, params.gnb.featureNames);
+  const beyondTrained = namedBeyondTrained(gated, params.groupsNeedOutside, f, inDistribution, params.gnb.featureNames, othersHeldNothing);
   const gateRatio: Record<string, number> = {};
   // A subclass the idle check shut out is not "nearer" either (nearerClass), and a label's own
   // ratio is then its remaining groups' (the claim's gateRatio, a calibration input, follows).
