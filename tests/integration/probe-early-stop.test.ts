@@ -75,9 +75,12 @@ describe.skipIf(!isRoot)('probe --stop-when-stable', () => {
       // The watcher ended the 60 s transfer, at the latest one look after the ceiling.
       expect(s.stoppedTransfer).toBe(true);
       expect(r.bytes).toBeGreaterThan(0);
-      // What reached the client (sent less resent or declared lost: quinn's BBR sends several
-      // times what the bottleneck delivers): at 200 kbit/s for at most ~35 s, well under 1.5 MB.
-      expect(r.bytes).toBeLessThan(1_000_000);
+      // The capture's count (sent less resent or declared lost): the transfer was cut, short of
+      // the 1.5 MB body. Over TCP it is near what reached the client, at 200 kbit/s for at most
+      // ~35 s, under 1 MB. Over QUIC it also holds what quinn's BBR had in flight and not yet
+      // declared lost, several times what the bottleneck delivers: 1.03 MB after a ~30 s stop
+      // (CI of stop 49), so only the body bounds it.
+      expect(r.bytes).toBeLessThan(protocol === 'tcp' ? 1_000_000 : 1_500_000);
       const f = bulkFlow((await traceProbeDir(r.dir)).flows, protocol, { originIp: r.origin.ip, afterCrossTraffic: false })!;
       if (protocol === 'quic') expect(f.bifMethod, 'read exactly with the key log the probe kept').toBe('quic-keylog-exact');
       const traced = f.series!.t[f.series!.t.length - 1];
