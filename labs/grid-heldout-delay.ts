@@ -91,5 +91,7 @@ export default defineGrid({
     { id: 'hd-aa-r400-40j1', axis: 'bottleneck', value: '400 kbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 400 } },
     // Session 56, round AB (as in labs/grid-heldout.ts): chosen after AA was read, before any rule written on Z and AA is measured.
     { id: 'hd-ab-r500-70j2', axis: 'bottleneck', value: '500 kbit/s behind both Nebby profiles, 70 ms away, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 500 } },
+    // Session 57, round AC (as in labs/grid-heldout.ts): chosen before any change of session 57.
+    { id: 'hd-ac-r650-90l', axis: 'mixed', value: '650 kbit/s behind both Nebby profiles, 90 ms away, 1 ms jitter, 0.3% server-side loss', path: { rttMs: 90, jitterMs: 1, loss: { percent: 0.3 } }, profile: { rateKbit: 650 } },
   ],
 });

@@ -249,5 +249,11 @@ export default defineGrid({
     { id: 'h-ab-r500-70j2', axis: 'bottleneck', value: '500 kbit/s behind both Nebby profiles, 70 ms away, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 500 } },
     { id: 'h-ab-r240-55j1', axis: 'bottleneck', value: '240 kbit/s behind both Nebby profiles, 55 ms away, 1 ms jitter', path: { rttMs: 55, jitterMs: 1 }, profile: { rateKbit: 240 } },
     { id: 'h-ab-v1600-100j2', axis: 'bottleneck', value: 'video at 1.6 Mbit/s, 100 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 2 }, profile: { rateKbit: 1600 } },
+    // Session 57, round AC: chosen at the start of the session, before any change of it was written.
+    // Other rates again, now with the other axes real paths vary on: a small buffer without SACK,
+    // server-side loss far away, and `video` faster than its rate behind one BDP.
+    { id: 'h-ac-r450-50b1ns', axis: 'mixed', value: '450 kbit/s behind both Nebby profiles, 50 ms away, 1 BDP, SACK off', path: { rttMs: 50 }, profile: { rateKbit: 450, buffer: { bdp: 1 }, sack: false }, protocols: [...TCP] },
+    { id: 'h-ac-r650-90l', axis: 'mixed', value: '650 kbit/s behind both Nebby profiles, 90 ms away, 1 ms jitter, 0.3% server-side loss', path: { rttMs: 90, jitterMs: 1, loss: { percent: 0.3 } }, profile: { rateKbit: 650 } },
+    { id: 'h-ac-v2000-70b1', axis: 'mixed', value: 'video at 2 Mbit/s, 70 ms away, 1 ms jitter, 1 BDP', profiles: ['video'], path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 2000, buffer: { bdp: 1 } } },
   ],
 });
