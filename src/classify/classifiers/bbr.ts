@@ -146,7 +146,8 @@ export interface BbrFindings {
   pauses: number[];
   /** ProbeBW's drain phase: intervals at its cycle (probeBwDrainCycles; null without the whole path's RTT). */
   probeBwCycles: ReturnType<typeof probeBwDrainCycles>;
-  decision: { label: string; confidence: number; note: string } | null;
+  /** `repeated`: the decision rests on ProbeRTT seen at least twice (drains and pauses together). */
+  decision: { label: string; confidence: number; note: string; repeated?: boolean } | null;
 }
 
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
@@ -272,7 +273,7 @@ export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
  */
 export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string; repeated: boolean } {
   // Repeated: ProbeRTT seen at least twice (two dips, or drains ~10 s apart), not pulses with one dip or none.
-  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note, repeated: a.rate.dips.length >= 2 || drainDecision(a.drainIntervals, p) !== null };
+  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note, repeated: a.rate.dips.length >= 2 || drainDecision(a.drainIntervals, p) !== null || a.decision.repeated === true };
   const drains = drainBackoffs(f, p);
   const end = f.t0 + (f.y.length - 1) * f.dt;
   // The first ProbeRTT comes ~10 s after the start (the min RTT is ~10 s old by then): one drain
@@ -288,9 +289,9 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   // together at ProbeRTT's spacing back BBRv1 as drains alone do.
   const paused = a.pauses;
   if (paused.length) {
-    const times = [...drains.map((d) => d.tPeak), ...paused].sort((x, y) => x - y);
-    const apart = times.slice(1).map((t, k) => t - times[k]);
-    if (drainDecision(apart, p, a.intervals)) return { backed: true, why: `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)`, repeated: true };
+    const apart = drainsAndPauses(f, p, a);
+    if (drainDecision(apart, p, a.intervals)) return { backed: true, why: pausesWords(apart), repeated: true };
+    const times = [...drains.map((d) => d.tPeak), ...paused];
     if (times.length === 1 && !rhythm && within(times[0], p.drainSeconds) && end - times[0] < p.drainSeconds.max) {
       return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due`, repeated: false };
     }
@@ -388,28 +389,62 @@ export function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   const drainIntervals = probeRttDrains(f, p);
   const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals, pauses: pausedDrains(f, p), probeBwCycles: probeBwDrainCycles(f, p), decision: null };
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
-  // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show.
-  if (!rateLike) {
-    out.decision = drainDecision(drainIntervals, p, intervals);
-    return out;
-  }
+  // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show, and
+  // from far away its ProbeRTT pauses (TCP only: quinn's BBR drains differently).
+  out.decision = (rateLike ? rateDecision(f, p, out) : null) ?? drainDecision(drainIntervals, p, intervals)
+    ?? (f.transport === 'tcp' ? pausedDecision(f, p, out) : null);
+  return out;
+}
+
+/** What the rate analysis's plateau shows: ProbeBW pulses and ProbeRTT dips at BBRv1's or BBRv2's timing, or at neither. */
+function rateDecision(f: FlowFeatures, p: BbrParams, a: BbrFindings): BbrFindings['decision'] {
+  const { rate, pulse, pulsesFound, dipsPeriodic, dipPeriod } = a;
   const hasDips = rate.dips.length > 0;
-  if (pulsesFound && hasDips && dipsPeriodic && within(dipPeriod, p.v1ProbeRttSeconds)) {
-    out.decision = { label: BBR_V1, confidence: Math.min(1, 0.6 + pulse.strength * 0.5), note: 'ProbeBW pulses and ~10 s ProbeRTT' };
-  } else if (pulsesFound && !hasDips && f.durationSeconds < p.v1ProbeRttSeconds.max) {
-    out.decision = { label: BBR_V1, confidence: 0.5, note: 'ProbeBW pulses; trace too short to see ProbeRTT' };
-  } else if (!pulsesFound && rate.dips.length >= p.v2MinDips && dipsPeriodic && within(dipPeriod, p.v2ProbeRttSeconds) && rate.longestCruiseSeconds >= p.v2MinCruiseSeconds) {
-    out.decision = { label: BBR_V2, confidence: 0.85, note: 'cruise without probing and ~5 s ProbeRTT' };
-  } else if (rate.dips.length >= p.otherMinDips && dipsPeriodic) {
+  if (pulse && pulsesFound && hasDips && dipsPeriodic && within(dipPeriod, p.v1ProbeRttSeconds)) {
+    return { label: BBR_V1, confidence: Math.min(1, 0.6 + pulse.strength * 0.5), note: 'ProbeBW pulses and ~10 s ProbeRTT' };
+  }
+  if (pulsesFound && !hasDips && f.durationSeconds < p.v1ProbeRttSeconds.max) {
+    return { label: BBR_V1, confidence: 0.5, note: 'ProbeBW pulses; trace too short to see ProbeRTT' };
+  }
+  if (!pulsesFound && rate.dips.length >= p.v2MinDips && dipsPeriodic && within(dipPeriod, p.v2ProbeRttSeconds) && rate.longestCruiseSeconds >= p.v2MinCruiseSeconds) {
+    return { label: BBR_V2, confidence: 0.85, note: 'cruise without probing and ~5 s ProbeRTT' };
+  }
+  if (rate.dips.length >= p.otherMinDips && dipsPeriodic) {
     // Pulses alone are not enough for 'other version': every BBR has a ProbeRTT. Lab grid
     // (g1, h1, h2: ~1100 traces of 12 TCP controllers) and issue 17's BBRv2/v3 rounds: pulses
     // without periodic dips named 8 loss-based flows (CUBIC in a 4-BDP buffer and at 0 ms,
     // Scalable and NewReno in video, Illinois) and no BBR at all (v2/v3 are named by their
     // learned classes); a browser's CUBIC video, back-offs alternating 3.5 and 8.3 s apart,
     // read as 7-RTT pulses the same way.
-    out.decision = { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses and periodic ProbeRTT-like dips, timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
-  } else out.decision = drainDecision(drainIntervals, p, intervals);
-  return out;
+    return { label: BBR_OTHER, confidence: 0.6, note: pulsesFound ? 'ProbeBW-like pulses and periodic ProbeRTT-like dips, timing fits neither v1 nor v2' : 'periodic ProbeRTT-like dips, timing fits neither v1 nor v2' };
+  }
+  return null;
+}
+
+/**
+ * Drains and pauses together (pausedDrains: ProbeRTT seen from a capture point that cannot see its
+ * 4 packets), and the intervals between them.
+ */
+function drainsAndPauses(f: FlowFeatures, p: BbrParams, a: BbrFindings): number[] {
+  const times = [...drainBackoffs(f, p).map((d) => d.tPeak), ...a.pauses].sort((x, y) => x - y);
+  return times.slice(1).map((t, k) => t - times[k]);
+}
+
+const pausesWords = (apart: number[]) => `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)`;
+
+/**
+ * BBRv1 from its drains and pauses together at ProbeRTT's spacing, as from drains alone: its own
+ * claim, not only the backing of a learned BBRv1 answer. WHY (session 57): over held-out rounds
+ * Y-AB, 13 kernel-BBR flows 20-160 ms away whose learned shapes named no CCA (NewReno, YeAH, HSTCP
+ * likeliest but nearer BBRv1's trained flows) paused so ~11 s apart, and read Unknown; over the 27
+ * stored held-out sets and the committed fixtures (940 flows, issue 17's BBRv2/v3, Copa and FAST
+ * among them), drains and pauses at that spacing came from kernel BBR alone.
+ */
+function pausedDecision(f: FlowFeatures, p: BbrParams, a: BbrFindings): BbrFindings['decision'] {
+  if (!a.pauses.length) return null;
+  const apart = drainsAndPauses(f, p, a);
+  const d = drainDecision(apart, p, a.intervals);
+  return d && { ...d, repeated: true, note: pausesWords(apart) };
 }
 
 function probeBwCycleEvidence(c: ReturnType<typeof probeBwDrainCycles>): JsonObject | null {

@@ -11,8 +11,9 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bbrClassifier, bbrV1Backing, pausedDrains, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
 import { extractFlowFeatures, type FlowFeatures } from '../../../src/classify/features.js';
-import { classifyFlow, type Model } from '../../../src/classify/index.js';
+import { classifyFlow, fuseProfiles, type Model } from '../../../src/classify/index.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { labSeriesFlows } from './labSeriesFlows.js';
 import { shippedModel } from './shippedModel.js';
 
 const FIXTURE = new URL('../../fixtures/lab-series/far-150j5.json.gz', import.meta.url);
@@ -59,8 +60,17 @@ describe('pausedDrains', () => {
   });
 
   it('back BBRv1 when ~10 s apart, not when closer', () => {
-    expect(bbrV1Backing(flow([[11, 12.6], [22.5, 24.1]]), params)).toMatchObject({ backed: true });
+    expect(bbrV1Backing(flow([[11, 12.6], [22.5, 24.1]]), params)).toMatchObject({ backed: true, repeated: true });
     expect(bbrV1Backing(flow([[11, 12.6], [16, 17.6], [21, 22.6]]), params)).toMatchObject({ backed: false });
+  });
+
+  it('make the BBR classifier\'s own BBRv1 claim when ~10 s apart (session 57), none when closer or for QUIC', () => {
+    const claims = bbrClassifier.predict(flow([[11, 12.6], [22.5, 24.1]]), params);
+    expect(claims).toHaveLength(1);
+    expect(claims[0]).toMatchObject({ classifier: 'bbr', label: 'BBRv1', confidence: 0.8 });
+    expect(claims[0].note).toMatch(/^ProbeRTT drains or pauses 11\.5 s apart/);
+    expect(bbrClassifier.predict(flow([[11, 12.6], [16, 17.6], [21, 22.6]]), params)).toEqual([]);
+    expect(bbrClassifier.predict({ ...flow([[11, 12.6], [22.5, 24.1]]), transport: 'quic' }, params)).toEqual([]);
   });
 });
 
@@ -84,5 +94,28 @@ describe('kernel BBR 150 ms beyond the capture point (committed far-150j5 traces
     expect(others).toHaveLength(6);
     const named = others.map((e) => `${e.origin} ${e.profile}: ${classifyFlow({ ...toSeries(e), transport: 'tcp' }, shippedModel()).label}`);
     expect(named.filter((s) => s.endsWith('BBRv1'))).toEqual([]);
+  });
+});
+
+describe('kernel BBR whose learned shapes name no CCA, its ProbeRTT seen as pauses (committed bbr-paused-probertt traces)', () => {
+  // Held-out rounds AB and Y of session 56: 500 and 420 kbit/s behind both Nebby profiles, 70 and 85 ms away.
+  const flows = labSeriesFlows('bbr-paused-probertt.json.gz');
+  const verdict = (f: (typeof flows)[number]) => classifyFlow({ ...toSeries(f), transport: 'tcp' }, shippedModel());
+
+  it.each(flows.map((f) => [f.region, f.profile, f] as const))('%s %s: BBRv1 from the BBR classifier\'s own claim, the learned shape naming no other CCA', (_r, _p, f) => {
+    const v = verdict(f);
+    expect(v.label, v.reason).toBe('BBRv1');
+    const claims = v.evidence!.claims;
+    expect(claims.find((c) => c.classifier === 'bbr')?.note).toMatch(/^ProbeRTT drains or pauses 1\d\.\d s apart/);
+    // Unknown, or (Y's nebby-50) BBRv1 from the groups beyond the trained conditions alone.
+    expect(['Unknown', 'BBRv1']).toContain(claims.find((c) => c.classifier === 'loss-based')?.label);
+  });
+
+  it.each(['h-ab-r500-70j2', 'h-y-r420-85j2'])('%s: both profiles fused name BBRv1 with confidence', (region) => {
+    const both = flows.filter((f) => f.region === region).map(verdict);
+    expect(both).toHaveLength(2);
+    const fused = fuseProfiles(both, { calibration: shippedModel().calibration });
+    expect(fused.label, fused.reason).toBe('BBRv1');
+    expect(fused.confidence).toBeGreaterThanOrEqual(0.9);
   });
 });
