@@ -59,6 +59,12 @@ export interface ProbeResult {
   groundTruthLines: number;
   status: 'complete' | 'incomplete';
   error?: string;
+  /**
+   * Incomplete because the probe's time limit ended the download while the origin was still
+   * sending: a slow path (loss far away, no SACK), not a broken one. Its capture measures the
+   * sender all the same (a dataset keeps it when it spans the dataset's trace length).
+   */
+  timedOut?: boolean;
   /** How much the measuring host held the bottleneck back during the transfer (delay line late releases). */
   disturbance?: Disturbance;
   /**
@@ -178,6 +184,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       } catch (err) {
         if (isInterruption(err)) throw err;
         result.error = (err as Error).message;
+        if (err instanceof TransferTimeLimit) result.timedOut = true;
       } finally {
         await watching?.stop();
       }
@@ -237,6 +244,12 @@ function startCrossTraffic(stack: CleanupStack, ns: string, cross: CrossTraffic,
   { what: `cross traffic from ${origin.name}`, stack, netns: ns, stdio: 'ignore' });
 }
 
+/** The probe's download was still running when its time limit ended it. */
+export class TransferTimeLimit extends CcbError {}
+
+/** curl's exit code for a transfer its --max-time ended. */
+const CURL_TIME_LIMIT = 28;
+
 /** The probe's own download: on the stack (a killed probe leaves no curl behind), ended by Ctrl-C. */
 async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: string, ca: string, timeoutSeconds: number, signal?: AbortSignal, enough?: AbortSignal): Promise<number> {
   const p = await launch('curl', ['-sS', '-o', '/dev/null', '--http1.1', '--cacert', ca,
@@ -257,6 +270,7 @@ async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: stri
   throwIfInterrupted(signal);
   // Stopped because the trace had said enough: a complete probe of what it received.
   if (enough?.aborted) return 0;
+  if (exit.code === CURL_TIME_LIMIT) throw new TransferTimeLimit(`curl failed (exit ${exit.code}): ${p.stderr().trim()}`);
   if (exit.code !== 0) throw new CcbError(`curl failed (${exit.signal ?? `exit ${exit.code}`}): ${p.stderr().trim()}`);
   return Number(p.stdout().trim());
 }
@@ -289,14 +303,22 @@ async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, orig
     enough?.addEventListener('abort', stop, { once: true });
     if (enough?.aborted) stop();
     try {
-      return await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
+      // -1: the time limit ended the download (told apart from a failed fetch).
+      const bytes = await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
         const ctl = new AbortController();
         const timer = setTimeout(() => ctl.abort(), ms);
-        const res = await fetch(href, { signal: ctl.signal, cache: 'no-store' });
-        const body = await res.arrayBuffer();
-        clearTimeout(timer);
-        return body.byteLength;
+        try {
+          const res = await fetch(href, { signal: ctl.signal, cache: 'no-store' });
+          return (await res.arrayBuffer()).byteLength;
+        } catch (e) {
+          if (ctl.signal.aborted) return -1;
+          throw e;
+        } finally {
+          clearTimeout(timer);
+        }
       }, { href: url.href, ms: timeoutSeconds * 1000 }), signal);
+      if (bytes < 0) throw new TransferTimeLimit(`the download had not ended after ${timeoutSeconds} s`);
+      return bytes;
     } catch (err) {
       // Stopped because the trace had said enough: a complete probe of what it received.
       if (enough?.aborted && !signal?.aborted) return 0;

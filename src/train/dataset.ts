@@ -89,12 +89,19 @@ export async function traceProbeDir(dir: string): Promise<TraceResult> {
   return traceFile(`${dir}/capture.pcap`, { clientIps: [PROBE_CLIENT_IP], ...(existsSync(keylog) ? { keylog } : {}) });
 }
 
-/** Traces one completed probe into a dataset entry (null when the capture holds no usable flow). */
-export async function entryFromProbe(o: ProbeOutcome): Promise<DatasetEntry | null> {
-  if (!o.result || o.result.status !== 'complete') return null;
+/**
+ * Traces one probe into a dataset entry: a completed one, or one its time limit ended whose flow
+ * lasted the whole trace length the dataset keeps (null otherwise, or when the capture holds no
+ * usable flow). WHY the second: dropping them dropped the slowest paths' senders from the rounds
+ * (session 57: 27 of 105 probes of round AC, at 0.3% loss 90 ms away and without SACK behind one
+ * BDP, each with 90 s of capture), so a round's figures left out the flows hardest to read.
+ */
+export async function entryFromProbe(o: ProbeOutcome, opts: { timedOutMinSeconds?: number } = {}): Promise<DatasetEntry | null> {
+  if (!o.result || (o.result.status !== 'complete' && !o.result.timedOut)) return null;
   const tr = await traceProbeDir(o.result.dir);
   const f = bulkFlow(tr.flows, o.target.protocol, { originIp: o.result.origin.ip, afterCrossTraffic: o.result.crossTraffic?.ip === o.result.origin.ip });
   if (!f?.series) return null;
+  if (o.result.status !== 'complete' && f.series.t[f.series.t.length - 1] < (opts.timedOutMinSeconds ?? MAX_TRACE_SECONDS)) return null;
   const s = truncateSeries(f.series, MAX_TRACE_SECONDS);
   return {
     label: o.target.label, origin: o.target.origin, protocol: o.target.protocol, profile: o.profile.name, region: o.region, rep: o.rep,
@@ -171,7 +178,7 @@ export async function entriesFromRuns(root: string): Promise<DatasetEntry[]> {
     const dir = join(root, d);
     if (!existsSync(join(dir, 'probe.json')) || !existsSync(join(dir, 'capture.pcap'))) continue;
     const p = JSON.parse(readFileSync(join(dir, 'probe.json'), 'utf8'));
-    if (p.status !== 'complete') continue;
+    if (p.status !== 'complete' && !p.timedOut) continue;
     const protocol = p.origin.serve === 'tcp' ? 'tcp' : 'quic';
     const k = `${p.origin.name}\t${p.profile.name}\t${p.region}`;
     const rep = seen.get(k) ?? 0;

@@ -19,6 +19,7 @@ import { connectRunToLab } from '../../src/lab/network.js';
 import { labChromiumArgs } from '../../src/lab/sites/chromium.js';
 import { launchInNamespace } from '../../src/browser/launch.js';
 import { probeOnce, resolveProbeTarget } from '../../src/probe/probe.js';
+import { entryFromProbe } from '../../src/train/dataset.js';
 import { traceFile } from '../../src/trace/index.js';
 import { bulkFlow } from '../../src/validate/run-dir.js';
 import { ADDR } from '../../src/net/topology.js';
@@ -93,6 +94,23 @@ describe.skipIf(!isRoot)('the lab', () => {
     expect(gt.length).toBeGreaterThan(20);
     expect(new Set(gt.map((g) => g.cc))).toEqual(new Set(['cubic']));
   }, 180_000);
+
+  it.for<{ protocol: 'tcp' | 'quic'; url: string }>([
+    { protocol: 'tcp', url: 'https://www.lab.ccb.test/bytes/1500000' },
+    { protocol: 'quic', url: 'https://img.lab.ccb.test/bytes/1500000' },
+  ])('a $protocol download its time limit ends is incomplete and timed out; a dataset keeps it only when it spans the trace length kept', { timeout: 120_000 }, async ({ protocol, url }) => {
+    const profile = await loadProfile('nebby-50');
+    const target = resolveProbeTarget(lab, url, 'local');
+    // 1.5 MB at 200 kbit/s takes ~60 s: a 4 s limit ends it with the origin still sending.
+    const r = await probeOnce(lab, target, profile, { region: 'local', outDir: out, timeoutSeconds: 4 });
+    expect(r.status).toBe('incomplete');
+    expect(r.timedOut, r.error).toBe(true);
+    const stack = target.origin.serve === 'tcp' ? 'tcp' : target.origin.stack!;
+    const outcome = { target: { origin: target.origin.name, protocol, stack, cca: target.origin.cca, label: 'x', host: '' }, region: 'local', profile, path: '', rep: 0, result: r } as const;
+    expect(await entryFromProbe(outcome)).toBeNull();
+    const kept = await entryFromProbe(outcome, { timedOutMinSeconds: 2 });
+    expect(kept?.t.at(-1)).toBeGreaterThan(2);
+  });
 
   it('cross traffic: a probe competes with a download from another origin through one shared queue, and the download is stopped after', async () => {
     const profile = await loadProfile('nebby-50');
