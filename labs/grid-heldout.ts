@@ -255,5 +255,11 @@ export default defineGrid({
     { id: 'h-ac-r450-50b1ns', axis: 'mixed', value: '450 kbit/s behind both Nebby profiles, 50 ms away, 1 BDP, SACK off', path: { rttMs: 50 }, profile: { rateKbit: 450, buffer: { bdp: 1 }, sack: false }, protocols: [...TCP] },
     { id: 'h-ac-r650-90l', axis: 'mixed', value: '650 kbit/s behind both Nebby profiles, 90 ms away, 1 ms jitter, 0.3% server-side loss', path: { rttMs: 90, jitterMs: 1, loss: { percent: 0.3 } }, profile: { rateKbit: 650 } },
     { id: 'h-ac-v2000-70b1', axis: 'mixed', value: 'video at 2 Mbit/s, 70 ms away, 1 ms jitter, 1 BDP', profiles: ['video'], path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 2000, buffer: { bdp: 1 } } },
+    // Session 57, round AD: chosen after AC was read (the drains-and-pauses BBRv1 claim passed there,
+    // one flow named; AC's loss and SACK-off conditions read almost all Unknown), before anything else
+    // of the session is judged: other rates and distances as rounds Y-AB, where that claim was designed.
+    { id: 'h-ad-r380-95j1', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 95 ms away, 1 ms jitter', path: { rttMs: 95, jitterMs: 1 }, profile: { rateKbit: 380 } },
+    { id: 'h-ad-r850-45j2', axis: 'bottleneck', value: '850 kbit/s behind both Nebby profiles, 45 ms away, 2 ms jitter', path: { rttMs: 45, jitterMs: 2 }, profile: { rateKbit: 850 } },
+    { id: 'h-ad-v1900-120j1', axis: 'bottleneck', value: 'video at 1.9 Mbit/s, 120 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 120, jitterMs: 1 }, profile: { rateKbit: 1900 } },
   ],
 });
