@@ -108,6 +108,16 @@ const paramsSchema = z.object({
    */
   pausedDrainMaxRtts: z.number().nonnegative().default(5),
   /**
+   * ProbeRTT holds its 4 packets for 200 ms and a round trip, then gives the window back at once:
+   * a fall whose bytes in flight stay under half the peak for longer than 200 ms and this many
+   * RTTs is a timeout's slow recovery, or a delay-based controller yielding, not ProbeRTT. Over the
+   * stored held-out sets, the committed fixtures and round AC (session 57), kernel BBR's 41 drains
+   * stayed under half for at most 200 ms + 4.4 RTTs (1.5 s); issue 17's BBRv3 at 0.3% loss 90 ms
+   * away fell to a few packets for 12-28 RTTs, two such falls 8.3 and 11.7 s apart reading BBRv1 at
+   * 0.93, and Copa's long falls lasted 17-33 RTTs over 200 ms. 0: off.
+   */
+  drainMaxHeldRtts: z.number().nonnegative().default(8),
+  /**
    * BBRv1's ProbeBW drain phase (session 53): its gain cycle spends one min RTT at 0.75 in every 8,
    * so the bytes in flight fall by about a quarter every 8 round trips of the whole path. Back-offs
    * after start-up falling this much (share of the peak; the back-off detector sees none under 20%,
@@ -142,6 +152,8 @@ export interface BbrFindings {
   dipsPeriodic: boolean;
   /** Seconds between consecutive ProbeRTT-like drains seen by the back-off detector. */
   drainIntervals: number[];
+  /** Those between two drains ProbeRTT could have made (quickDrain): the only ones read at BBRv1's spacing. */
+  quickDrainIntervals: number[];
   /** Times (s) of short pauses standing for ProbeRTT drains seen from far away (pausedDrains). */
   pauses: number[];
   /** ProbeBW's drain phase: intervals at its cycle (probeBwDrainCycles; null without the whole path's RTT). */
@@ -152,8 +164,8 @@ export interface BbrFindings {
 
 const within = (x: number | null, r: { min: number; max: number }): boolean => x !== null && x >= r.min && x <= r.max;
 
-type DrainInput = Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds'>;
-type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets' | 'drainMaxTroughPackets'>;
+type DrainInput = Pick<FlowFeatures, 'backoffs' | 'segmentBytes' | 'mask' | 'slowStartEnd' | 'dt' | 'rttSeconds' | 'y'>;
+type DrainParams = Pick<BbrParams, 'drainMaxShare' | 'drainMinPeakPackets' | 'drainMaxTroughPackets' | 'drainMaxHeldRtts'>;
 type PausedDrainInput = DrainInput & Pick<FlowFeatures, 'y' | 't0'>;
 type PausedDrainParams = Pick<BbrParams, 'drainMinPeakPackets' | 'pausedDrainMaxRtts'>;
 
@@ -206,6 +218,24 @@ export function drainBackoffs(f: DrainInput, p: DrainParams): FlowFeatures['back
   return f.backoffs.filter((b) => b.iPeak >= startupEnd && b.peak >= minPeak && (b.trough / b.peak <= p.drainMaxShare || b.trough <= maxTrough));
 }
 
+/** A drain given back as fast as ProbeRTT gives it back (drainMaxHeldRtts): one ProbeRTT could have made. */
+function quickDrain(f: Pick<FlowFeatures, 'y' | 'dt' | 'rttSeconds'>, b: FlowFeatures['backoffs'][number], p: Pick<BbrParams, 'drainMaxHeldRtts'>): boolean {
+  return !p.drainMaxHeldRtts || heldUnderHalfSeconds(f, b) <= PROBE_RTT_HOLD_SECONDS + p.drainMaxHeldRtts * f.rttSeconds;
+}
+
+/** ProbeRTT's own minimum hold (Linux bbr_probe_rtt_mode_ms). */
+const PROBE_RTT_HOLD_SECONDS = 0.2;
+
+/** How long a fall kept the bytes in flight under half its peak (to the trace's end when they never came back). */
+function heldUnderHalfSeconds(f: Pick<FlowFeatures, 'y' | 'dt'>, b: FlowFeatures['backoffs'][number]): number {
+  const half = 0.5 * b.peak;
+  let from = b.iTrough;
+  while (from > b.iPeak && f.y[from - 1] < half) from--;
+  let to = b.iTrough;
+  while (to < f.y.length && f.y[to] < half) to++;
+  return (to - from) * f.dt;
+}
+
 /**
  * Times (s) of short pauses after start-up that follow a window of at least drainMinPeakPackets:
  * ProbeRTT drains seen from a capture point that cannot see the 4 packets ProbeRTT keeps
@@ -252,12 +282,27 @@ export function pausedDrains(f: PausedDrainInput, p: PausedDrainParams): number[
  * flow without any ProbeRTT.
  */
 export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
+  return drainIntervals(f, p).all;
+}
+
+/**
+ * The intervals between consecutive drains (probeRttDrains): all of them, and those between two
+ * quick drains (quickDrain), the only ones that can be ProbeRTT's spacing. A slow one still ends
+ * an interval: leaving it out would join the drains on either side into one longer interval
+ * (issue 17's Copa at 0.3% loss drained every ~4.4 s, held 9-10 RTTs; without the slow ones, two
+ * 13 s apart named BBRv1).
+ */
+export function drainIntervals(f: DrainInput, p: DrainParams): { all: number[]; quick: number[] } {
   const drains = drainBackoffs(f, p);
-  const out: number[] = [];
+  const all: number[] = [];
+  const quick: number[] = [];
   for (let k = 1; k < drains.length; k++) {
-    if (!anyExcluded(f.mask, drains[k - 1].iPeak, drains[k].iPeak)) out.push(drains[k].tPeak - drains[k - 1].tPeak);
+    const [a, b] = [drains[k - 1], drains[k]];
+    if (anyExcluded(f.mask, a.iPeak, b.iPeak)) continue;
+    all.push(b.tPeak - a.tPeak);
+    if (quickDrain(f, a, p) && quickDrain(f, b, p)) quick.push(b.tPeak - a.tPeak);
   }
-  return out;
+  return { all, quick };
 }
 
 /**
@@ -273,13 +318,13 @@ export function probeRttDrains(f: DrainInput, p: DrainParams): number[] {
  */
 export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string; repeated: boolean } {
   // Repeated: ProbeRTT seen at least twice (two dips, or drains ~10 s apart), not pulses with one dip or none.
-  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note, repeated: a.rate.dips.length >= 2 || drainDecision(a.drainIntervals, p) !== null || a.decision.repeated === true };
+  if (a.decision?.label === BBR_V1) return { backed: true, why: a.decision.note, repeated: a.rate.dips.length >= 2 || drainDecision(a.drainIntervals, p, [], a.quickDrainIntervals) !== null || a.decision.repeated === true };
   const drains = drainBackoffs(f, p);
   const end = f.t0 + (f.y.length - 1) * f.dt;
   // The first ProbeRTT comes ~10 s after the start (the min RTT is ~10 s old by then): one drain
   // there, in a trace that ends before the second was due, is BBRv1's. A lone drain elsewhere is
   // not (lab Hybla and BBRv3 fell to near nothing once ~1 s before their transfers ended).
-  const first = drains.length === 1 ? drains[0] : undefined;
+  const first = drains.length === 1 && quickDrain(f, drains[0], p) ? drains[0] : undefined;
   // A BBRv2/v3 rhythm in the dips rules out every BBRv1 backing below, as it does the drains' own.
   const rhythm = v2Rhythm(a.drainIntervals, a.intervals, p);
   if (first && !rhythm && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
@@ -290,7 +335,7 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   const paused = a.pauses;
   if (paused.length) {
     const apart = drainsAndPauses(f, p, a);
-    if (drainDecision(apart, p, a.intervals)) return { backed: true, why: pausesWords(apart), repeated: true };
+    if (drainDecision(apart.all, p, a.intervals, apart.quick)) return { backed: true, why: pausesWords(apart.all), repeated: true };
     const times = [...drains.map((d) => d.tPeak), ...paused];
     if (times.length === 1 && !rhythm && within(times[0], p.drainSeconds) && end - times[0] < p.drainSeconds.max) {
       return { backed: true, why: `its first ProbeRTT, seen as a pause at ${times[0].toFixed(1)} s, the trace ending before the next was due`, repeated: false };
@@ -357,15 +402,17 @@ function v2Rhythm(drainIntervals: number[], dipIntervals: number[], p: BbrParams
  * at another spacing is not BBRv1's, nor one with as many intervals at BBRv2/v3's ~5 s spacing
  * (counting the flow's ProbeRTT-like dips too, v2Rhythm).
  */
-export function drainDecision(intervals: number[], p: BbrParams, dipIntervals: number[] = []): BbrFindings['decision'] {
-  const { atV1, atV2 } = drainSpacing(intervals, p);
+export function drainDecision(intervals: number[], p: BbrParams, dipIntervals: number[] = [], quick: number[] = intervals): BbrFindings['decision'] {
+  // At BBRv1's spacing only between two drains ProbeRTT could have made (drainIntervals).
+  const { atV2 } = drainSpacing(intervals, p);
+  const { atV1 } = drainSpacing(quick, p);
   // Drains at BBRv2/v3's ProbeRTT spacing (~5 s) as often as at BBRv1's are not BBRv1's: its min
   // RTT expires only after 10 s, and the odd ~6 s interval of lab kernel BBR comes beside two
   // ~10 s ones (drainSeconds). WHY (session 45): lab BBRv2 115 ms away drained 12.6 and 5.9 s
   // apart and read BBRv1 at 0.87.
   if (atV2 >= atV1 || v2Rhythm(intervals, dipIntervals, p)) return null;
   if (2 * atV1 < intervals.length) return null;
-  const apart = intervals.filter((x) => within(x, p.drainSeconds)).map((x) => x.toFixed(1)).join(', ');
+  const apart = quick.filter((x) => within(x, p.drainSeconds)).map((x) => x.toFixed(1)).join(', ');
   return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains (${drainWords(p)}), ${apart} s apart` };
 }
 
@@ -386,12 +433,12 @@ export function analyse(f: FlowFeatures, p: BbrParams): BbrFindings {
   const intervals = [...(rate.firstDipAfter !== null ? [rate.firstDipAfter] : []), ...rate.dipIntervals];
   const dipPeriod = intervals.length ? median(intervals) : null;
   const dipsPeriodic = intervals.length >= 1 && cv(intervals) <= p.maxIntervalCv;
-  const drainIntervals = probeRttDrains(f, p);
-  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals, pauses: pausedDrains(f, p), probeBwCycles: probeBwDrainCycles(f, p), decision: null };
+  const drains = drainIntervals(f, p);
+  const out: BbrFindings = { rate, pulse, pulseRepeat, pulsesFound, intervals, dipPeriod, dipsPeriodic, drainIntervals: drains.all, quickDrainIntervals: drains.quick, pauses: pausedDrains(f, p), probeBwCycles: probeBwDrainCycles(f, p), decision: null };
   const rateLike = rate.plateauShare >= p.minPlateauShare && rate.plateauSpread <= p.maxPlateauSpread;
   // A BBRv1 that fills the buffer holds no plateau to read; its ProbeRTT drains still show, and
   // from far away its ProbeRTT pauses (TCP only: quinn's BBR drains differently).
-  out.decision = (rateLike ? rateDecision(f, p, out) : null) ?? drainDecision(drainIntervals, p, intervals)
+  out.decision = (rateLike ? rateDecision(f, p, out) : null) ?? drainDecision(drains.all, p, intervals, drains.quick)
     ?? (f.transport === 'tcp' ? pausedDecision(f, p, out) : null);
   return out;
 }
@@ -425,9 +472,11 @@ function rateDecision(f: FlowFeatures, p: BbrParams, a: BbrFindings): BbrFinding
  * Drains and pauses together (pausedDrains: ProbeRTT seen from a capture point that cannot see its
  * 4 packets), and the intervals between them.
  */
-function drainsAndPauses(f: FlowFeatures, p: BbrParams, a: BbrFindings): number[] {
-  const times = [...drainBackoffs(f, p).map((d) => d.tPeak), ...a.pauses].sort((x, y) => x - y);
-  return times.slice(1).map((t, k) => t - times[k]);
+function drainsAndPauses(f: FlowFeatures, p: BbrParams, a: BbrFindings): { all: number[]; quick: number[] } {
+  const events = [...drainBackoffs(f, p).map((d) => ({ t: d.tPeak, quick: quickDrain(f, d, p) })), ...a.pauses.map((t) => ({ t, quick: true }))]
+    .sort((x, y) => x.t - y.t);
+  const pairs = events.slice(1).map((e, k) => ({ apart: e.t - events[k].t, quick: e.quick && events[k].quick }));
+  return { all: pairs.map((x) => x.apart), quick: pairs.filter((x) => x.quick).map((x) => x.apart) };
 }
 
 const pausesWords = (apart: number[]) => `ProbeRTT drains or pauses ${apart.map((x) => x.toFixed(1)).join(', ')} s apart (the capture point sees too little of the path to show ProbeRTT's 4 packets)`;
@@ -443,8 +492,8 @@ const pausesWords = (apart: number[]) => `ProbeRTT drains or pauses ${apart.map(
 function pausedDecision(f: FlowFeatures, p: BbrParams, a: BbrFindings): BbrFindings['decision'] {
   if (!a.pauses.length) return null;
   const apart = drainsAndPauses(f, p, a);
-  const d = drainDecision(apart, p, a.intervals);
-  return d && { ...d, repeated: true, note: pausesWords(apart) };
+  const d = drainDecision(apart.all, p, a.intervals, apart.quick);
+  return d && { ...d, repeated: true, note: pausesWords(apart.all) };
 }
 
 function probeBwCycleEvidence(c: ReturnType<typeof probeBwDrainCycles>): JsonObject | null {
@@ -476,6 +525,7 @@ export const bbrClassifier = defineClassifier<BbrParams>({
     drainMinPeakPackets: 15,
     drainMaxTroughPackets: 4.5,
     pausedDrainMaxRtts: 5,
+    drainMaxHeldRtts: 8,
     probeBwDrainDepth: { min: 0.2, max: 0.35 },
     probeBwCycleRtts: { min: 6.5, max: 10.5 },
     probeBwMinCycles: 4,

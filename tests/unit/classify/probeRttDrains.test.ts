@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { Backoff } from '../../../src/classify/backoffs.js';
-import { bbrClassifier, probeRttDrains, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
-import { classifyFlow } from '../../../src/classify/index.js';
+import { bbrClassifier, drainDecision, drainIntervals, probeRttDrains, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
+import { classifyFlow, type Model } from '../../../src/classify/index.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
+import { labSeriesFlows } from './labSeriesFlows.js';
 import { shippedModel } from './shippedModel.js';
 
 const FIXTURE = new URL('../../fixtures/lab-series/fresh-near.json.gz', import.meta.url);
@@ -30,7 +31,8 @@ const fall = (t: number, peak: number, trough: number): Backoff => ({
 
 describe('probeRttDrains', () => {
   // A 30 s grid of 10 ms points, 0.1 s RTT, slow start ending at 1 s (start-up to 2.2 s).
-  const grid = { segmentBytes: 88, mask: new Uint8Array(3000), slowStartEnd: 100, t0: 0, dt: 0.01, rttSeconds: 0.1 };
+  // The series holds 60 packets but where a test lowers it: each fall's window is back at once.
+  const grid = { segmentBytes: 88, mask: new Uint8Array(3000), slowStartEnd: 100, t0: 0, dt: 0.01, rttSeconds: 0.1, y: new Float64Array(3000).fill(60 * 88) };
 
   it('measures the time between falls to <= 10% (or <= 4.5 packets) of a window of >= 15 packets, and only those', () => {
     const backoffs = [fall(3, 60, 30), fall(11.1, 60, 4), fall(15, 60, 42), fall(22.3, 55, 5)];
@@ -53,6 +55,21 @@ describe('probeRttDrains', () => {
     const mask = new Uint8Array(3000);
     mask.fill(1, 1500, 1600);
     expect(probeRttDrains({ ...grid, mask, backoffs: [fall(11.1, 60, 4), fall(22.3, 55, 5)] }, params)).toEqual([]);
+  });
+
+  it('reads ProbeRTT\'s spacing only between falls given back as fast as ProbeRTT gives them back (200 ms and 8 RTTs): not a timeout\'s slow recovery', () => {
+    const backoffs = [fall(11.1, 60, 4), fall(22.3, 55, 5)];
+    // Under half for 0.9 s (200 ms + 7 RTTs of 0.1 s): ProbeRTT's hold, the window given back after.
+    const held = (seconds: number) => {
+      const y = new Float64Array(3000).fill(60 * 88);
+      y.fill(4 * 88, 1115, 1115 + Math.round(seconds / grid.dt));
+      return y;
+    };
+    expect(drainIntervals({ ...grid, y: held(0.9), backoffs }, params).quick.map((x) => +x.toFixed(2))).toEqual([11.2]);
+    // Under half for 1.5 s (13 RTTs): still a drain, ending an interval, but not one ProbeRTT made.
+    expect(drainIntervals({ ...grid, y: held(1.5), backoffs }, params)).toEqual({ all: [expect.closeTo(11.2, 5)], quick: [] });
+    expect(drainDecision([11.2], params, [], [])).toBeNull();
+    expect(drainIntervals({ ...grid, y: held(1.5), backoffs }, { ...params, drainMaxHeldRtts: 0 }).quick.map((x) => +x.toFixed(2))).toEqual([11.2]);
   });
 });
 
@@ -82,5 +99,18 @@ describe('ProbeRTT drains on committed lab traces', () => {
     const model = shippedModel();
     const narrow = { ...model, classifiers: { ...model.classifiers, bbr: { ...params, drainSeconds: { min: 20, max: 25 } } } };
     expect((classifyFlow(toSeries(e), narrow).evidence?.claims ?? []).filter((c) => c.classifier === 'bbr')).toEqual([]);
+  });
+});
+
+describe('falls held far longer than ProbeRTT holds them (committed slow-drains traces)', () => {
+  // Issue 17's BBRv3 at 0.3% loss 90 ms away (round AC): timeouts' falls 8.3 and 11.7 s apart, each
+  // under half its peak for 12-28 RTTs; Copa 120 ms away (round Z). Both read BBRv1 before session 57.
+  const flows = labSeriesFlows('slow-drains.json.gz');
+  const withoutHold = (m: Model): Model => ({ ...m, classifiers: { ...m.classifiers, bbr: { ...(m.classifiers.bbr as object), drainMaxHeldRtts: 0 } } });
+
+  it.each(flows.map((f) => [f.origin, f.profile, f] as const))('%s %s: not BBRv1, as it was without the hold bound', (_o, _p, f) => {
+    const v = classifyFlow({ ...toSeries(f), transport: 'tcp' }, shippedModel());
+    expect(v.label, v.reason).not.toBe('BBRv1');
+    expect(classifyFlow({ ...toSeries(f), transport: 'tcp' }, withoutHold(shippedModel())).label).toBe('BBRv1');
   });
 });
