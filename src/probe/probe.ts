@@ -61,8 +61,9 @@ export interface ProbeResult {
   error?: string;
   /**
    * Incomplete because the probe's time limit ended the download while the origin was still
-   * sending: a slow path (loss far away, no SACK), not a broken one. Its capture measures the
-   * sender all the same (a dataset keeps it when it spans the dataset's trace length).
+   * sending (bytes had arrived): a slow path (loss far away, no SACK), not a broken one. Its
+   * capture measures the sender all the same (a dataset keeps it when it spans the dataset's trace
+   * length). Not set by runs before session 57 (their probe.json has curl's exit 28 in `error`).
    */
   timedOut?: boolean;
   /** How much the measuring host held the bottleneck back during the transfer (delay line late releases). */
@@ -205,9 +206,10 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     if (crossChild && result.crossTraffic) {
       // Still running means it competed for the whole probe; it is stopped with the stack.
       result.crossTraffic.exitCode = crossChild.child.exitCode;
-      if (ended(crossChild) && result.status === 'complete') {
+      if (ended(crossChild) && (result.status === 'complete' || result.timedOut)) {
         result.status = 'incomplete';
         result.error = `cross traffic ended during the probe (curl ${ended(crossChild)})`;
+        delete result.timedOut;
       }
     }
     result.capture = await capture.stop();
@@ -216,13 +218,17 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     pathHealthy = true;
   } catch (err) {
     result.error = (err as Error).message;
+    delete result.timedOut;
     // An interruption (Ctrl-C, the job's time limit) leaves the path as it was; another error may
     // have left it broken (a delay line gone, a link down): removed rather than lent again.
     pathHealthy = isInterruption(err);
   } finally {
     await stack.unwind();
     await lease?.release(pathHealthy);
-    if (signal?.aborted) result.status = 'incomplete';
+    if (signal?.aborted) {
+      result.status = 'incomplete';
+      delete result.timedOut;
+    }
     result.endedAt ||= new Date().toISOString();
     writeProbeJson();
   }
@@ -270,7 +276,8 @@ async function fetchWithCurl(stack: CleanupStack, ns: string, url: URL, ip: stri
   throwIfInterrupted(signal);
   // Stopped because the trace had said enough: a complete probe of what it received.
   if (enough?.aborted) return 0;
-  if (exit.code === CURL_TIME_LIMIT) throw new TransferTimeLimit(`curl failed (exit ${exit.code}): ${p.stderr().trim()}`);
+  // Timed out with bytes received: the origin was sending (not a connection that never opened).
+  if (exit.code === CURL_TIME_LIMIT && Number(p.stdout().trim()) > 0) throw new TransferTimeLimit(`curl failed (exit ${exit.code}): ${p.stderr().trim()}`);
   if (exit.code !== 0) throw new CcbError(`curl failed (${exit.signal ?? `exit ${exit.code}`}): ${p.stderr().trim()}`);
   return Number(p.stdout().trim());
 }
@@ -303,22 +310,25 @@ async function fetchWithChromium(stack: CleanupStack, ns: string, url: URL, orig
     enough?.addEventListener('abort', stop, { once: true });
     if (enough?.aborted) stop();
     try {
-      // -1: the time limit ended the download (told apart from a failed fetch).
-      const bytes = await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
+      // timedOut: the time limit ended a download that had received bytes (the origin was sending).
+      const got = await unlessInterrupted(page.evaluate(async ({ href, ms }) => {
         const ctl = new AbortController();
         const timer = setTimeout(() => ctl.abort(), ms);
+        let bytes = 0;
         try {
           const res = await fetch(href, { signal: ctl.signal, cache: 'no-store' });
-          return (await res.arrayBuffer()).byteLength;
+          const reader = res.body!.getReader();
+          for (let r = await reader.read(); !r.done; r = await reader.read()) bytes += r.value.byteLength;
+          return { bytes, timedOut: false };
         } catch (e) {
-          if (ctl.signal.aborted) return -1;
+          if (ctl.signal.aborted && bytes > 0) return { bytes, timedOut: true };
           throw e;
         } finally {
           clearTimeout(timer);
         }
       }, { href: url.href, ms: timeoutSeconds * 1000 }), signal);
-      if (bytes < 0) throw new TransferTimeLimit(`the download had not ended after ${timeoutSeconds} s`);
-      return bytes;
+      if (got.timedOut) throw new TransferTimeLimit(`the download had not ended after ${timeoutSeconds} s (${got.bytes} bytes received)`);
+      return got.bytes;
     } catch (err) {
       // Stopped because the trace had said enough: a complete probe of what it received.
       if (enough?.aborted && !signal?.aborted) return 0;

@@ -112,6 +112,14 @@ describe.skipIf(!isRoot)('the lab', () => {
     expect(kept?.t.at(-1)).toBeGreaterThan(2);
   });
 
+  it('a download from an origin that never answers is incomplete, not timed out: nothing was sent', async () => {
+    const profile = await loadProfile('nebby-50');
+    const r = await probeOnce(lab, resolveProbeTarget(lab, 'https://www.lab.ccb.test/bytes/60000', 'mute'), profile, { region: 'mute', outDir: out, timeoutSeconds: 4 });
+    expect(r.status).toBe('incomplete');
+    expect(r.error).toMatch(/exit 28/);
+    expect(r.timedOut).toBeUndefined();
+  }, 60_000);
+
   it('cross traffic: a probe competes with a download from another origin through one shared queue, and the download is stopped after', async () => {
     const profile = await loadProfile('nebby-50');
     const crossTraffic = { target: resolveProbeTarget(lab, 'https://media.lab.ccb.test/bytes/3000000', 'local'), leadSeconds: 2 };

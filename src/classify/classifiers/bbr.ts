@@ -310,10 +310,10 @@ export function drainIntervals(f: DrainInput, p: DrainParams): { all: number[]; 
  * takes BBRv3 (lab nebby-100: 3 of 5 flows at 1.00), Copa, Hybla and NewReno at a 300 ms RTT
  * (15 of 65 single-profile BBRv1 answers over the grid and issue 17's rounds, all without it),
  * while every TCP BBRv1 answer the rule also gave (40) was right. Backed: the rule names BBRv1
- * (pulses and ~10 s ProbeRTT, or two drains ~10 s apart), or the trace holds one drain, ~10 s
- * in, and ends before a second was due (a 20 s trace sees only the first ProbeRTT); or drains and
- * pauses ~10 s apart from far away; or ProbeBW's drain phase every ~8 whole-path round trips
- * (probeBwDrainCycles). Not for QUIC: quinn's BBR drains differently and no other lab QUIC flow is
+ * (pulses and ~10 s ProbeRTT, or two quick drains ~10 s apart, or drains and pauses ~10 s apart
+ * from far away: pausedDecision), or the trace holds one quick drain, ~10 s in, and ends before a
+ * second was due (a 20 s trace sees only the first ProbeRTT), or one such pause; or ProbeBW's
+ * drain phase every ~8 whole-path round trips (probeBwDrainCycles). Not for QUIC: quinn's BBR drains differently and no other lab QUIC flow is
  * named BBRv1.
  */
 export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = analyse(f, p)): { backed: boolean; why: string; repeated: boolean } {
@@ -326,7 +326,7 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   // not (lab Hybla and BBRv3 fell to near nothing once ~1 s before their transfers ended).
   const first = drains.length === 1 && quickDrain(f, drains[0], p) ? drains[0] : undefined;
   // A BBRv2/v3 rhythm in the dips rules out every BBRv1 backing below, as it does the drains' own.
-  const rhythm = v2Rhythm(a.drainIntervals, a.intervals, p);
+  const rhythm = v2Rhythm(a.drainIntervals, a.intervals, p, a.quickDrainIntervals);
   if (first && !rhythm && within(first.tPeak, p.drainSeconds) && end - first.tPeak < p.drainSeconds.max) {
     return { backed: true, why: `its first ProbeRTT drain (${drainWords(p)}) at ${first.tPeak.toFixed(1)} s, the trace ending before the next was due`, repeated: false };
   }
@@ -350,11 +350,12 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
     return { backed: true, why: `ProbeBW's drain phase: ${cycles.atCycle} of ${cycles.intervals} intervals between falls of ${probeBwWords(p)} (median ${cycles.medianRtts.toFixed(1)} round trips)`, repeated: false };
   }
   const n = drains.length + paused.length;
-  const spacing = drainSpacing(a.drainIntervals, p);
+  const spacing = { atV1: drainSpacing(a.quickDrainIntervals, p).atV1, atV2: drainSpacing(a.drainIntervals, p).atV2 };
+  const slow = a.drainIntervals.length > a.quickDrainIntervals.length ? ' (falls held longer than ProbeRTT holds them not read at its spacing)' : '';
   const seen = n === 0 ? 'no ProbeRTT drain to 4 packets'
     : rhythm ? `${n} drain(s) or pause(s) and ProbeRTT-like dips, ${rhythm.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${rhythm.atV1} ~10 s`
     : spacing.atV2 > 0 ? `${n} drain(s) or pause(s), ${spacing.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${spacing.atV1} ~10 s`
-      : `${n} drain(s) or pause(s) but none ~10 s apart`;
+      : `${n} drain(s) or pause(s) but none ~10 s apart${slow}`;
   const drainPhase = !cycles || cycles.intervals === 0 ? ''
     : rhythm && probeBwCycleShown(cycles, p) ? `; ProbeBW's drain phase (${cycles.atCycle} of ${cycles.intervals} intervals at its cycle) beside BBRv2/v3's ~5 s ProbeRTT rhythm (${rhythm.atV2} interval(s))`
       : `, nor ProbeBW's drain phase (${cycles.atCycle} of ${cycles.intervals} intervals at its cycle)`;
@@ -391,9 +392,11 @@ function drainSpacing(intervals: number[], p: BbrParams): { atV1: number; atV2: 
  * and 6.5 s apart, and read BBRv1 at 0.87; over every stored lab set no kernel-BBR flow the
  * drains backed (70) had more than one such interval.
  */
-function v2Rhythm(drainIntervals: number[], dipIntervals: number[], p: BbrParams): { atV1: number; atV2: number } | null {
-  const both = drainSpacing([...drainIntervals, ...dipIntervals], p);
-  return both.atV2 >= 2 && both.atV2 >= both.atV1 ? both : null;
+function v2Rhythm(drainIntervals: number[], dipIntervals: number[], p: BbrParams, quick: number[] = drainIntervals): { atV1: number; atV2: number } | null {
+  // ~10 s only between quick drains, as drainDecision reads them (drainIntervals).
+  const atV2 = drainSpacing([...drainIntervals, ...dipIntervals], p).atV2;
+  const atV1 = drainSpacing([...quick, ...dipIntervals], p).atV1;
+  return atV2 >= 2 && atV2 >= atV1 ? { atV1, atV2 } : null;
 }
 
 /**
@@ -410,7 +413,7 @@ export function drainDecision(intervals: number[], p: BbrParams, dipIntervals: n
   // RTT expires only after 10 s, and the odd ~6 s interval of lab kernel BBR comes beside two
   // ~10 s ones (drainSeconds). WHY (session 45): lab BBRv2 115 ms away drained 12.6 and 5.9 s
   // apart and read BBRv1 at 0.87.
-  if (atV2 >= atV1 || v2Rhythm(intervals, dipIntervals, p)) return null;
+  if (atV2 >= atV1 || v2Rhythm(intervals, dipIntervals, p, quick)) return null;
   if (2 * atV1 < intervals.length) return null;
   const apart = quick.filter((x) => within(x, p.drainSeconds)).map((x) => x.toFixed(1)).join(', ');
   return { label: BBR_V1, confidence: 0.8, note: `ProbeRTT drains (${drainWords(p)}), ${apart} s apart` };
@@ -553,6 +556,8 @@ export const bbrClassifier = defineClassifier<BbrParams>({
       probeRttPeriodSeconds: a.dipPeriod === null ? null : jsonNumber(a.dipPeriod, 3),
       longestCruiseSeconds: jsonNumber(a.rate.longestCruiseSeconds, 3),
       probeRttDrainIntervalsSeconds: a.drainIntervals.map((x) => jsonNumber(x, 3)),
+      // Those between two drains given back as fast as ProbeRTT gives them back (drainMaxHeldRtts).
+      probeRttQuickDrainIntervalsSeconds: a.quickDrainIntervals.map((x) => jsonNumber(x, 3)),
       // Short pauses that stand for ProbeRTT drains seen from far away (pausedDrains).
       probeRttPauseTimesSeconds: a.pauses.map((x) => jsonNumber(x, 3)),
       // Intervals between ProbeBW-drain-like falls at ~8 whole-path round trips (probeBwDrainCycles).

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { Backoff } from '../../../src/classify/backoffs.js';
-import { bbrClassifier, drainDecision, drainIntervals, probeRttDrains, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
+import { bbrClassifier, bbrV1Backing, drainDecision, drainIntervals, probeRttDrains, type BbrParams } from '../../../src/classify/classifiers/bbr.js';
+import type { FlowFeatures } from '../../../src/classify/features.js';
 import { classifyFlow, type Model } from '../../../src/classify/index.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
 import { labSeriesFlows } from './labSeriesFlows.js';
@@ -112,5 +113,23 @@ describe('falls held far longer than ProbeRTT holds them (committed slow-drains 
     const v = classifyFlow({ ...toSeries(f), transport: 'tcp' }, shippedModel());
     expect(v.label, v.reason).not.toBe('BBRv1');
     expect(classifyFlow({ ...toSeries(f), transport: 'tcp' }, withoutHold(shippedModel())).label).toBe('BBRv1');
+  });
+});
+
+describe('a lone first drain ~10 s in, the trace ending before the next was due', () => {
+  // 20 s of 10 ms points, 0.1 s RTT: the first ProbeRTT at ~10.5 s backs a learned BBRv1 answer.
+  const n = 2000;
+  const params = bbrClassifier.defaultParams() as BbrParams;
+  const flow = (heldSeconds: number) => {
+    const y = new Float64Array(n).fill(60 * 88);
+    y.fill(4 * 88, 1055, 1055 + Math.round(heldSeconds / 0.01));
+    const backoffs = [fall(10.5, 60, 4)];
+    return { y, mask: new Uint8Array(n), t0: 0, dt: 0.01, rttSeconds: 0.1, slowStartEnd: 100, segmentBytes: 88, backoffs, durationSeconds: 20, transport: 'tcp', pathMinRttSeconds: null } as unknown as FlowFeatures;
+  };
+
+  it('backs BBRv1 when given back as fast as ProbeRTT gives it back, not when held like a timeout\'s recovery', () => {
+    expect(bbrV1Backing(flow(0.5), params)).toMatchObject({ backed: true, repeated: false });
+    expect(bbrV1Backing(flow(0.5), params).why).toMatch(/^its first ProbeRTT drain/);
+    expect(bbrV1Backing(flow(2), params).backed).toBe(false);
   });
 });
