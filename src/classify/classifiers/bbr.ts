@@ -353,8 +353,8 @@ export function bbrV1Backing(f: FlowFeatures, p: BbrParams, a: BbrFindings = ana
   const spacing = { atV1: drainSpacing(a.quickDrainIntervals, p).atV1, atV2: drainSpacing(a.drainIntervals, p).atV2 };
   const slow = a.drainIntervals.length > a.quickDrainIntervals.length ? ' (falls held longer than ProbeRTT holds them not read at its spacing)' : '';
   const seen = n === 0 ? 'no ProbeRTT drain to 4 packets'
-    : rhythm ? `${n} drain(s) or pause(s) and ProbeRTT-like dips, ${rhythm.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${rhythm.atV1} ~10 s`
-    : spacing.atV2 > 0 ? `${n} drain(s) or pause(s), ${spacing.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${spacing.atV1} ~10 s`
+    : rhythm ? `${n} drain(s) or pause(s) and ProbeRTT-like dips, ${rhythm.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${rhythm.atV1} ~10 s${slow}`
+    : spacing.atV2 > 0 ? `${n} drain(s) or pause(s), ${spacing.atV2} interval(s) ~5 s (BBRv2/v3's ProbeRTT spacing) against ${spacing.atV1} ~10 s${slow}`
       : `${n} drain(s) or pause(s) but none ~10 s apart${slow}`;
   const drainPhase = !cycles || cycles.intervals === 0 ? ''
     : rhythm && probeBwCycleShown(cycles, p) ? `; ProbeBW's drain phase (${cycles.atCycle} of ${cycles.intervals} intervals at its cycle) beside BBRv2/v3's ~5 s ProbeRTT rhythm (${rhythm.atV2} interval(s))`

@@ -74,7 +74,8 @@ describe('drains at BBRv2/v3\'s ~5 s spacing are not BBRv1\'s (its min RTT expir
     const f = extractFlowFeatures({ ...toSeries(e), transport: 'tcp' }, shippedModel().pipeline);
     const b = bbrV1Backing(f, params());
     expect(b.backed, b.why).toBe(false);
-    expect(b.why).toMatch(/drain\(s\) or pause\(s\) and ProbeRTT-like dips, 2 interval\(s\) ~5 s .* against 2 ~10 s/);
+    // ~10 s: the dips' 10.1 s; the drains' 12.7 s lies between falls held longer than ProbeRTT holds them.
+    expect(b.why).toMatch(/drain\(s\) or pause\(s\) and ProbeRTT-like dips, 2 interval\(s\) ~5 s .* against 1 ~10 s \(falls held longer/);
     const { measurements } = classifyEntries(bbr3, shippedModel());
     expect(measurements.map((m) => m.predicted)).not.toContain('BBRv1');
   });
@@ -84,7 +85,8 @@ describe('drains at BBRv2/v3\'s ~5 s spacing are not BBRv1\'s (its min RTT expir
     const f = extractFlowFeatures({ ...toSeries(e), transport: 'tcp' }, shippedModel().pipeline);
     const b = bbrV1Backing(f, params());
     expect(b.backed, b.why).toBe(false);
-    expect(b.why).toMatch(/drain\(s\) or pause\(s\), 1 interval\(s\) ~5 s \(BBRv2\/v3's ProbeRTT spacing\) against 1 ~10 s/);
+    // Its ~10 s interval lies between falls held longer than ProbeRTT holds them (session 57).
+    expect(b.why).toMatch(/drain\(s\) or pause\(s\), 1 interval\(s\) ~5 s \(BBRv2\/v3's ProbeRTT spacing\) against 0 ~10 s \(falls held longer/);
     expect(classifyFlow({ ...toSeries(e), transport: 'tcp' }, shippedModel()).label).not.toBe('BBRv1');
     expect(classifyEntries(bbr2, shippedModel()).measurements.map((m) => m.predicted)).not.toContain('BBRv1');
   });
