@@ -152,6 +152,8 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
   writeProbeJson();
   let lease: PathLease | undefined;
   let pathHealthy = false;
+  // The time limit's error, while it is what left the probe incomplete (probe.json's timedOut, set once at the end).
+  let timeLimit: string | undefined;
   try {
     const { topo, shaper, runAddr } = opts.paths
       ? (lease = await opts.paths.acquire(lab, profile, signal)).path
@@ -185,7 +187,7 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
       } catch (err) {
         if (isInterruption(err)) throw err;
         result.error = (err as Error).message;
-        if (err instanceof TransferTimeLimit) result.timedOut = true;
+        if (err instanceof TransferTimeLimit) timeLimit = result.error;
       } finally {
         await watching?.stop();
       }
@@ -206,10 +208,9 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     if (crossChild && result.crossTraffic) {
       // Still running means it competed for the whole probe; it is stopped with the stack.
       result.crossTraffic.exitCode = crossChild.child.exitCode;
-      if (ended(crossChild) && (result.status === 'complete' || result.timedOut)) {
+      if (ended(crossChild) && (result.status === 'complete' || timeLimit)) {
         result.status = 'incomplete';
         result.error = `cross traffic ended during the probe (curl ${ended(crossChild)})`;
-        delete result.timedOut;
       }
     }
     result.capture = await capture.stop();
@@ -218,17 +219,15 @@ export async function probeOnce(lab: RunningLab, target: ProbeTarget, requested:
     pathHealthy = true;
   } catch (err) {
     result.error = (err as Error).message;
-    delete result.timedOut;
     // An interruption (Ctrl-C, the job's time limit) leaves the path as it was; another error may
     // have left it broken (a delay line gone, a link down): removed rather than lent again.
     pathHealthy = isInterruption(err);
   } finally {
     await stack.unwind();
     await lease?.release(pathHealthy);
-    if (signal?.aborted) {
-      result.status = 'incomplete';
-      delete result.timedOut;
-    }
+    if (signal?.aborted) result.status = 'incomplete';
+    // Only while nothing later (cross traffic ending, another failure, Ctrl-C) replaced its error.
+    if (timeLimit && result.error === timeLimit && !signal?.aborted) result.timedOut = true;
     result.endedAt ||= new Date().toISOString();
     writeProbeJson();
   }
