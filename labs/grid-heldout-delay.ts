@@ -95,5 +95,7 @@ export default defineGrid({
     { id: 'hd-ac-r650-90l', axis: 'mixed', value: '650 kbit/s behind both Nebby profiles, 90 ms away, 1 ms jitter, 0.3% server-side loss', path: { rttMs: 90, jitterMs: 1, loss: { percent: 0.3 } }, profile: { rateKbit: 650 } },
     // Session 57, round AD (as in labs/grid-heldout.ts): chosen after AC was read.
     { id: 'hd-ad-r380-95j1', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 95 ms away, 1 ms jitter', path: { rttMs: 95, jitterMs: 1 }, profile: { rateKbit: 380 } },
+    // Session 58, round AE (as in labs/grid-heldout.ts): chosen before any change of session 58.
+    { id: 'hd-ae-r1000-60j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 60 ms away, 1 ms jitter', path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 1000 } },
   ],
 });

@@ -261,5 +261,11 @@ export default defineGrid({
     { id: 'h-ad-r380-95j1', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 95 ms away, 1 ms jitter', path: { rttMs: 95, jitterMs: 1 }, profile: { rateKbit: 380 } },
     { id: 'h-ad-r850-45j2', axis: 'bottleneck', value: '850 kbit/s behind both Nebby profiles, 45 ms away, 2 ms jitter', path: { rttMs: 45, jitterMs: 2 }, profile: { rateKbit: 850 } },
     { id: 'h-ad-v1900-120j1', axis: 'bottleneck', value: 'video at 1.9 Mbit/s, 120 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 120, jitterMs: 1 }, profile: { rateKbit: 1900 } },
+    // Session 58, round AE: chosen at the start of the session, before any change of it was written.
+    // Larger windows than most rounds (1 Mbit/s behind nebby-100 holds ~2x the largest trained BDP),
+    // a far server at a middle rate, and `video` faster than trained with jitter.
+    { id: 'h-ae-r1000-60j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 60 ms away, 1 ms jitter', path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 1000 } },
+    { id: 'h-ae-r550-130j2', axis: 'bottleneck', value: '550 kbit/s behind both Nebby profiles, 130 ms away, 2 ms jitter', path: { rttMs: 130, jitterMs: 2 }, profile: { rateKbit: 550 } },
+    { id: 'h-ae-v2400-55j2', axis: 'bottleneck', value: 'video at 2.4 Mbit/s, 55 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 55, jitterMs: 2 }, profile: { rateKbit: 2400 } },
   ],
 });
