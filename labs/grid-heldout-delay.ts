@@ -97,5 +97,7 @@ export default defineGrid({
     { id: 'hd-ad-r380-95j1', axis: 'bottleneck', value: '380 kbit/s behind both Nebby profiles, 95 ms away, 1 ms jitter', path: { rttMs: 95, jitterMs: 1 }, profile: { rateKbit: 380 } },
     // Session 58, round AE (as in labs/grid-heldout.ts): chosen before any change of session 58.
     { id: 'hd-ae-r1000-60j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 60 ms away, 1 ms jitter', path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 1000 } },
+    // Session 58, round AF (as in labs/grid-heldout.ts): chosen after AE was read.
+    { id: 'hd-af-r700-35j1', axis: 'bottleneck', value: '700 kbit/s behind both Nebby profiles, 35 ms away, 1 ms jitter', path: { rttMs: 35, jitterMs: 1 }, profile: { rateKbit: 700 } },
   ],
 });

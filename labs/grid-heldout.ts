@@ -267,5 +267,10 @@ export default defineGrid({
     { id: 'h-ae-r1000-60j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 60 ms away, 1 ms jitter', path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 1000 } },
     { id: 'h-ae-r550-130j2', axis: 'bottleneck', value: '550 kbit/s behind both Nebby profiles, 130 ms away, 2 ms jitter', path: { rttMs: 130, jitterMs: 2 }, profile: { rateKbit: 550 } },
     { id: 'h-ae-v2400-55j2', axis: 'bottleneck', value: 'video at 2.4 Mbit/s, 55 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 55, jitterMs: 2 }, profile: { rateKbit: 2400 } },
+    // Session 58, round AF: chosen after AE was read (the wider BDP tolerance passed there), before
+    // one-profile answers of the growth-told controllers from groups trained beyond are measured.
+    { id: 'h-af-r700-35j1', axis: 'bottleneck', value: '700 kbit/s behind both Nebby profiles, 35 ms away, 1 ms jitter', path: { rttMs: 35, jitterMs: 1 }, profile: { rateKbit: 700 } },
+    { id: 'h-af-r300-150j2', axis: 'bottleneck', value: '300 kbit/s behind both Nebby profiles, 150 ms away, 2 ms jitter', path: { rttMs: 150, jitterMs: 2 }, profile: { rateKbit: 300 } },
+    { id: 'h-af-v1200-85j2', axis: 'bottleneck', value: 'video at 1.2 Mbit/s, 85 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 85, jitterMs: 2 }, profile: { rateKbit: 1200 } },
   ],
 });
