@@ -14,7 +14,7 @@ import { median, pick } from './stats.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { seriesGate } from './validate.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict, type VerdictConditions } from './verdict.js';
-import { checkEnvelope, UPSTREAM_LOSS_AXIS, type EnvelopeCheck } from './envelope.js';
+import { checkEnvelope, UPSTREAM_LOSS_AXIS, VERDICT_INSIDE_SCALES, type EnvelopeCheck } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 
@@ -189,7 +189,7 @@ export function seenFromSender(series: BifSeries, cfg: PipelineConfig): BifSerie
  * what the shape alone would have named).
  */
 function judgeConditions(v: Verdict, series: BifSeries, model: Model, ctx: ClassifyContext): Verdict {
-  const shapes = checkEnvelope(model.envelope, series.conditions);
+  const shapes = checkEnvelope(model.envelope, series.conditions, [], VERDICT_INSIDE_SCALES);
   const underLoss = !shapes.inside && signatureRepeated(v) ? signatureUnderLoss(shapes, model, series) : null;
   const env = underLoss?.check ?? shapes;
   const disturbed = disturbedReason(ctx.disturbance, series.rttSeconds);
@@ -220,7 +220,7 @@ function signatureRepeated(v: Verdict): boolean {
  * the census would lose its most common answer on lossy paths.
  */
 function signatureUnderLoss(shapes: EnvelopeCheck, model: Model, series: BifSeries): { check: EnvelopeCheck; note: string } | null {
-  const rest = checkEnvelope(model.envelope, series.conditions, [UPSTREAM_LOSS_AXIS]);
+  const rest = checkEnvelope(model.envelope, series.conditions, [UPSTREAM_LOSS_AXIS], VERDICT_INSIDE_SCALES);
   if (!rest.inside) return null;
   return { check: rest, note: `its ProbeRTT signature read under ${shapes.reason?.replace(/^conditions unlike any the model was trained under: /, '')}, where learned shapes are not` };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEnvelope, fitEnvelope, upstreamLossAgainstWindow } from '../../../src/classify/envelope.js';
+import { checkEnvelope, fitEnvelope, upstreamLossAgainstWindow, VERDICT_INSIDE_SCALES } from '../../../src/classify/envelope.js';
 import type { FlowConditions } from '../../../src/trace/types.js';
 
 const lab = (o: Partial<FlowConditions> = {}): FlowConditions => ({
@@ -32,6 +32,20 @@ describe('the conditions envelope', () => {
     expect(c.reason).toMatch(/BDP 64 segments \(nearest trained conditions: 24 segments; trained 4 segments-64 segments in all, not with this flow's other conditions\)/);
     expect(checkEnvelope(combos, lab({ sack: false, bdpPackets: 4 })).reason).toMatch(/SACK off \(trained with both, not with this flow's other conditions\)/);
     expect(checkEnvelope(combos, lab({ bdpPackets: 256 })).reason).toMatch(/BDP 256 segments \(nearest trained conditions: 64 segments; trained 4 segments-64 segments\)$/);
+  });
+
+  it('a verdict\'s own check admits 2.8 times the nearest BDP, reporting the distance in the axis\'s own units', () => {
+    // Trained at 16 and 32 segments: 80 is 2.5 times the nearest, 100 is 3.1 times.
+    const at80 = checkEnvelope(env, lab({ minRttSeconds: 0.2, bdpPackets: 80, visibleShare: 0.95 }), [], VERDICT_INSIDE_SCALES);
+    expect(at80.inside).toBe(true);
+    expect(at80.reason).toBeNull();
+    expect(at80.distance).toBeCloseTo(Math.log2(80 / 32), 3);
+    expect(checkEnvelope(env, lab({ minRttSeconds: 0.2, bdpPackets: 80, visibleShare: 0.95 })).inside).toBe(false);
+    const at100 = checkEnvelope(env, lab({ minRttSeconds: 0.2, bdpPackets: 100, visibleShare: 0.95 }), [], VERDICT_INSIDE_SCALES);
+    expect(at100.inside).toBe(false);
+    expect(at100.reason).toMatch(/BDP 100 segments \(nearest trained conditions: 32 segments/);
+    // Only the BDP axis is widened: the minimum RTT still holds at a factor of 2.
+    expect(checkEnvelope(env, lab({ minRttSeconds: 0.5, bdpPackets: 32, visibleShare: 0.95 }), [], VERDICT_INSIDE_SCALES).inside).toBe(false);
   });
 
   it('holds reordering and loss against a flow only above what training saw', () => {
