@@ -320,6 +320,18 @@ export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean)
 }
 
 /**
+ * Labels an answer from the groups added beyond the trained conditions may name from one profile.
+ * CUBIC grows as a cubic of the time since its last cut, concave up to the window it cut from and
+ * convex past it: a curve drawn in time, not in the window's size, which no other lab controller
+ * draws. WHY: session 58, over the stored held-out sets (27 of sessions 52-56, rounds Y-AE, the fixtures: 1061 fused
+ * measurements, 1735 single-profile verdicts), one-profile answers the rule below withheld would
+ * have named CUBIC 114 times, all right (fused +24); the other growth-told controllers did not
+ * hold: BIC 28 right / 4 wrong (Illinois, Vegas at 0.81-0.99), H-TCP 47 / 2 (kernel BBR at 0.80),
+ * Vegas 29 / 1 (Veno at 0.91). Judged on round AF, chosen before it was read.
+ */
+const ONE_PROFILE_BEYOND: ReadonlySet<string> = new Set(['CUBIC']);
+
+/**
  * Why an answer that rests on the groups added beyond the trained conditions (lossBased.ts
  * groupsNeedOutside; the claim's beyondTrained) is not given from one profile, or null: such an
  * answer needs two judged profiles whose shapes favour it. WHY: session 55, groups trained on 23
@@ -329,11 +341,11 @@ export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean)
  * named a wrong CCA at 0.81-1.00 six times in 115 (none before); with this rule and the gate at
  * 0.5 (shipped), 37 / 0 fused and 29 / 0 single. A group of one or two flows per rate also holds
  * a neighbour's shape; the second profile, another window on the same server, tells them apart.
- * A profile whose answer the other groups alone gave (at 0.9 or more) needs no second one.
- * Applies to one profile's verdict too.
+ * A profile whose answer the other groups alone gave (at 0.9 or more) needs no second one, nor
+ * does CUBIC (ONE_PROFILE_BEYOND). Applies to one profile's verdict too.
  */
 export function beyondTrainedDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
-  if (!lossOnly) return null;
+  if (!lossOnly || ONE_PROFILE_BEYOND.has(label)) return null;
   const favouring = favouringProfiles(label, all.filter(judgeable));
   if (!favouring.length || favouring.some((v) => !lossClaimOf(v)!.beyondTrained?.includes(label)) || favouring.length >= 2) return null;
   return `${label} named by groups trained beyond the model's first conditions (other bottleneck rates, buffers, distances) in one profile only: such an answer needs two profiles whose shapes favour it`;

@@ -1,7 +1,8 @@
 /**
  * An answer that rests on the groups added beyond the trained conditions (lossBased.ts
  * groupsNeedOutside; the shipped model's `.beyond` groups, trained on held-out rounds at other
- * bottleneck rates) needs two profiles whose shapes favour it (fusion.ts beyondTrainedDoubt).
+ * bottleneck rates) needs two profiles whose shapes favour it (fusion.ts beyondTrainedDoubt),
+ * unless it names CUBIC (ONE_PROFILE_BEYOND).
  * Fixture: held-out round W of session 55, 480 kbit/s behind both Nebby profiles 140 ms away, which
  * the groups never saw: kernel CUBIC, named by them from both profiles, and kernel NewReno, whose
  * nebby-50 flow they alone named Westwood at 0.98; and from round X, kernel CUBIC through `video` at
@@ -50,12 +51,22 @@ describe('answers resting on the groups added beyond the trained conditions', ()
   });
 
   it('are withheld from one profile alone, with the reason', () => {
-    for (const [origin, profile, said] of [['tcp-cubic', 'nebby-50', 'CUBIC'], ['tcp-cubic', 'nebby-100', 'CUBIC'], ['tcp-reno', 'nebby-50', 'Westwood']] as const) {
-      const v = judged(origin, profile);
-      expect(v.label, `${origin} ${profile}`).toBe(said);
+    const v = judged('tcp-reno', 'nebby-50');
+    expect(v.label).toBe('Westwood');
+    const single = fuseProfiles([v], { calibration });
+    expect(single.label).toBe('Unknown');
+    expect(single.reason).toMatch(/^Westwood named by groups trained beyond/);
+  });
+
+  it('but CUBIC, whose growth is a curve in time since its last cut, is named from one profile (session 58)', () => {
+    for (const profile of ['nebby-50', 'nebby-100']) {
+      const v = judged('tcp-cubic', profile);
+      expect(v.label, profile).toBe('CUBIC');
+      expect(lossClaim(v).beyondTrained, profile).toContain('CUBIC');
+      expect(beyondTrainedDoubt('CUBIC', [v], true)).toBeNull();
       const single = fuseProfiles([v], { calibration });
-      expect(single.label, `${origin} ${profile}`).toBe('Unknown');
-      expect(single.reason).toMatch(new RegExp(`^${said} named by groups trained beyond`));
+      expect(single.label, profile).toBe('CUBIC');
+      expect(single.confidence, profile).toBeGreaterThanOrEqual(0.8);
     }
   });
 
@@ -72,7 +83,7 @@ describe('answers resting on the groups added beyond the trained conditions', ()
     expect(single.label).toBe('CUBIC');
     expect(beyondTrainedDoubt('CUBIC', [v], true)).toBeNull();
     // Where the answer rests on the added groups, a rule-based claim backing it (lossOnly false) is evidence of its own.
-    expect(beyondTrainedDoubt('CUBIC', [judged('tcp-cubic', 'nebby-50')], true)).toMatch(/needs two profiles/);
-    expect(beyondTrainedDoubt('CUBIC', [judged('tcp-cubic', 'nebby-50')], false)).toBeNull();
+    expect(beyondTrainedDoubt('Westwood', [judged('tcp-reno', 'nebby-50')], true)).toMatch(/needs two profiles/);
+    expect(beyondTrainedDoubt('Westwood', [judged('tcp-reno', 'nebby-50')], false)).toBeNull();
   });
 });
