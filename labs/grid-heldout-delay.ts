@@ -99,5 +99,7 @@ export default defineGrid({
     { id: 'hd-ae-r1000-60j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 60 ms away, 1 ms jitter', path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 1000 } },
     // Session 58, round AF (as in labs/grid-heldout.ts): chosen after AE was read.
     { id: 'hd-af-r700-35j1', axis: 'bottleneck', value: '700 kbit/s behind both Nebby profiles, 35 ms away, 1 ms jitter', path: { rttMs: 35, jitterMs: 1 }, profile: { rateKbit: 700 } },
+    // Session 58, round AG (as in labs/grid-heldout.ts): chosen after AF was read.
+    { id: 'hd-ag-r800-110j2', axis: 'bottleneck', value: '800 kbit/s behind both Nebby profiles, 110 ms away, 2 ms jitter', path: { rttMs: 110, jitterMs: 2 }, profile: { rateKbit: 800 } },
   ],
 });

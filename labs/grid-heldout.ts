@@ -272,5 +272,11 @@ export default defineGrid({
     { id: 'h-af-r700-35j1', axis: 'bottleneck', value: '700 kbit/s behind both Nebby profiles, 35 ms away, 1 ms jitter', path: { rttMs: 35, jitterMs: 1 }, profile: { rateKbit: 700 } },
     { id: 'h-af-r300-150j2', axis: 'bottleneck', value: '300 kbit/s behind both Nebby profiles, 150 ms away, 2 ms jitter', path: { rttMs: 150, jitterMs: 2 }, profile: { rateKbit: 300 } },
     { id: 'h-af-v1200-85j2', axis: 'bottleneck', value: 'video at 1.2 Mbit/s, 85 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 85, jitterMs: 2 }, profile: { rateKbit: 1200 } },
+    // Session 58, round AG: chosen after AF was read, with every change of the session final, to
+    // measure them together on conditions none of them saw: other rates and distances, and `video`
+    // at its own rate behind a 2-BDP buffer.
+    { id: 'h-ag-r800-110j2', axis: 'bottleneck', value: '800 kbit/s behind both Nebby profiles, 110 ms away, 2 ms jitter', path: { rttMs: 110, jitterMs: 2 }, profile: { rateKbit: 800 } },
+    { id: 'h-ag-r450-25j1', axis: 'bottleneck', value: '450 kbit/s behind both Nebby profiles, 25 ms away, 1 ms jitter', path: { rttMs: 25, jitterMs: 1 }, profile: { rateKbit: 450 } },
+    { id: 'h-ag-v-60b2', axis: 'mixed', value: 'video, 60 ms away, 1 ms jitter, 2 BDP', profiles: ['video'], path: { rttMs: 60, jitterMs: 1 }, profile: { buffer: { bdp: 2 } } },
   ],
 });
