@@ -141,6 +141,27 @@ export function unbackedBbrV1(d: FlowDecision, bbrEvidence: JsonObject | undefin
     reason: `BBR-like, version not shown: the learned shape says BBRv1 (${d.confidence.toFixed(2)}) but the trace has ${b.v1Backing} (BBRv2/v3 and delay-based controllers look like this)` };
 }
 
+/**
+ * BBRv1's ProbeRTT seen at least twice at its spacing (bbr.ts: drains, pauses or dips ~10 s apart,
+ * `v1Repeated`) outweighs a learned shape that named a loss-based controller in the same flow: such
+ * a controller does not give up its window for 200 ms every ~10 s, while the learned shapes, drawn
+ * under other bottlenecks, can take BBR's plateau for an AIMD cycle. WHY: session 58, over every
+ * stored held-out set (1850 single-profile verdicts, rounds AE and AF included) the 7
+ * flows where the two claims conflicted were all kernel BBR (the shapes said Veno, YeAH, H-TCP or
+ * HSTCP); the ProbeRTT signature alone came from kernel BBR only since session 57's quick-drain bound.
+ */
+export function probeRttOverShape(d: FlowDecision, claims: Claim[], bbrEvidence: JsonObject | undefined): FlowDecision {
+  const b = bbrEvidence as Partial<V1BackingEvidence> | undefined;
+  if (d.kind !== 'unknown' || b?.v1Repeated !== true) return d;
+  const signature = claims.filter((c) => c.classifier === 'bbr' && c.label === BBR_V1);
+  const shape = claims.filter((c) => c.classifier === 'loss-based' && c.label !== UNKNOWN && c.label !== BBR_V1);
+  if (!signature.length || !shape.length) return d;
+  const rest = decideFromClaims(claims.filter((c) => !shape.includes(c)));
+  if (rest.kind !== 'cca' || rest.label !== BBR_V1) return d;
+  const said = [...new Set(shape.map((c) => c.label))].join(', ');
+  return { ...rest, reason: `${rest.reason}; the learned shape's ${said} set aside: a loss-based controller does not give up its window at ProbeRTT's spacing` };
+}
+
 /** An answer whose own signature the trace does not show is Unknown (fusion.ts signatureNotShown). */
 function unshownSignature(d: FlowDecision, explained: Record<string, JsonObject>): FlowDecision {
   const why = d.kind === 'cca' ? signatureNotShown(d.label, [explained]) : null;
@@ -258,7 +279,7 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     explained[c.name] = c.explain(f, params);
   }
   // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
-  const d = unshownSignature(unbackedBbrV1(requestLimited(f, decideFromClaims(claims), claims), explained.bbr), explained);
+  const d = unshownSignature(unbackedBbrV1(requestLimited(f, probeRttOverShape(decideFromClaims(claims), claims, explained.bbr), claims), explained.bbr), explained);
   return {
     schemaVersion: 1,
     label: d.label,

@@ -466,6 +466,12 @@ function withSharedBbrV1Backing(all: Verdict[]): Verdict[] {
   });
 }
 
+/** A BBRv1 answer standing by ProbeRTT seen twice over a learned shape that named another CCA (classifyFlow.ts probeRttOverShape). */
+export function shapeSetAside(v: Verdict): boolean {
+  const shape = lossClaimOf(v)?.label;
+  return v.kind === 'cca' && v.label === BBR_V1 && bbrBacking(v)?.v1Repeated === true && shape !== undefined && shape !== UNKNOWN && !isBbr(shape);
+}
+
 /** A profile whose conditions the model never saw, or whose bottleneck the host disturbed, gives no evidence. */
 const judgeable = (v: Verdict): boolean => !v.conditions || (v.conditions.inside && v.conditions.disturbed === null);
 
@@ -481,7 +487,8 @@ function fuseJudged(all: Verdict[]): Verdict {
   }
   // A profile that stood only by a signature (an axis skipped: classifyFlow.ts signatureUnderLoss)
   // gives no learned-shape evidence, for or against.
-  const shapesRead = verdicts.filter((v) => !v.conditions?.skippedAxes?.length);
+  // Nor does one whose BBRv1 ProbeRTT signature set its learned shape aside (classifyFlow.ts probeRttOverShape).
+  const shapesRead = verdicts.filter((v) => !v.conditions?.skippedAxes?.length && !shapeSetAside(v));
   const loss = combineLossPosteriors(shapesRead);
   const ruleClaims = verdicts.flatMap((v) => (v.evidence?.claims ?? []).filter((c) => c.classifier !== 'loss-based' && c.label !== UNKNOWN));
   // Flows without evidence (fused earlier, or from older files) count by their label.
