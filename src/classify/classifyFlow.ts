@@ -6,7 +6,7 @@ import type { BifSeries } from '../trace/types.js';
 import type { PipelineConfig } from './config.js';
 import { EXCLUDED_APP_LIMITED, EXCLUDED_NONE } from './exclusion.js';
 import { activeCount, extractFlowFeatures, type FlowFeatures } from './features.js';
-import { decideFromClaims, signatureNotShown, type FlowDecision } from './fusion.js';
+import { decideFromClaims, probeRttOutweighs, signatureNotShown, type FlowDecision } from './fusion.js';
 import { jsonNumber, type JsonObject } from './json.js';
 import type { Model } from './model.js';
 import { classifierRegistry } from './registry.js';
@@ -143,7 +143,8 @@ export function unbackedBbrV1(d: FlowDecision, bbrEvidence: JsonObject | undefin
 
 /**
  * BBRv1's ProbeRTT seen at least twice at its spacing (bbr.ts: drains, pauses or dips ~10 s apart,
- * `v1Repeated`) outweighs a learned shape that named a loss-based controller in the same flow: such
+ * `v1Repeated`) outweighs a learned shape that named a loss-based controller in the same flow
+ * (fusion.ts probeRttOutweighs; not Vegas, Copa or AkamaiCC-like, whose delay rules can drain): such
  * a controller does not give up its window for 200 ms every ~10 s, while the learned shapes, drawn
  * under other bottlenecks, can take BBR's plateau for an AIMD cycle. WHY: session 58, over every
  * stored held-out set (1850 single-profile verdicts, rounds AE and AF included) the 7
@@ -154,7 +155,7 @@ export function probeRttOverShape(d: FlowDecision, claims: Claim[], bbrEvidence:
   const b = bbrEvidence as Partial<V1BackingEvidence> | undefined;
   if (d.kind !== 'unknown' || b?.v1Repeated !== true) return d;
   const signature = claims.filter((c) => c.classifier === 'bbr' && c.label === BBR_V1);
-  const shape = claims.filter((c) => c.classifier === 'loss-based' && c.label !== UNKNOWN && c.label !== BBR_V1);
+  const shape = claims.filter((c) => c.classifier === 'loss-based' && probeRttOutweighs(c.label));
   if (!signature.length || !shape.length) return d;
   const rest = decideFromClaims(claims.filter((c) => !shape.includes(c)));
   if (rest.kind !== 'cca' || rest.label !== BBR_V1) return d;

@@ -40,7 +40,9 @@ export function reliabilityOf(v: Verdict): number[] {
   const agreeing = ps.filter((p) => p.label === v.label).length;
   const lossClaims = judged.flatMap((p) => (p.evidence?.claims ?? []).filter((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.label === v.label));
   const gate = lossClaims.length ? Math.max(...lossClaims.map((c) => (Number.isFinite(c.gateRatio) ? (c.gateRatio as number) : 1))) : 1;
-  const envelope = Math.max(0, ...ps.map((p) => p.conditions?.distance ?? 0));
+  // A profile inside the trained conditions reads at most 1: the BDP axis admits more since session
+  // 58 (envelope.ts VERDICT_INSIDE_SCALES), and no calibration saw an inside profile further out.
+  const envelope = Math.max(0, ...ps.map((p) => (p.conditions?.inside ? Math.min(p.conditions.distance ?? 0, 1) : p.conditions?.distance ?? 0)));
   const backoffs = judged.length ? judged.reduce((a, p) => a + (p.evidence?.backoffs.length ?? 0), 0) / judged.length : 0;
   const quic = ps.some((p) => p.conditions?.measured?.transport === 'quic') ? 1 : 0;
   return [

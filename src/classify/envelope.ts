@@ -112,7 +112,7 @@ export interface EnvelopeCheck {
   inside: boolean;
   /** Why not (the axes on which even the nearest training flow lies too far), or what could not be checked. */
   reason: string | null;
-  /** Largest per-axis distance to the nearest training flow, in units. */
+  /** Largest per-axis distance to the nearest training flow, in units (above 1 when inside by a widened axis: `insideScales`). */
   distance: number;
 }
 
@@ -128,7 +128,8 @@ const fmt = (a: Axis, x: number | null): string => {
 /**
  * A verdict's own envelope check admits a flow up to a factor 2.8 from the nearest training flow on
  * the BDP axis, 2 on the others (`insideScales`); the distance reported stays in the axes' units,
- * so the rules and the calibration that read it (outer half at 0.5, ...) judge as before.
+ * so the rules that read it (outer half at 0.5, ...) judge as before (the confidence model reads an
+ * inside profile's distance at most 1: confidence.ts reliabilityOf).
  * WHY: the learned classes' own gates already keep out a shape drawn in another window, and at
  * 850 kbit/s nebby-100's 138-segment BDP (trained up to 114, nearest 62) left each flow one
  * profile, too few for an answer from groups trained beyond the first conditions. Session 53 tried
@@ -163,9 +164,11 @@ export function checkEnvelope(env: Envelope | undefined, c: FlowConditions | und
       if (x[j] === null || t[j] === null || skipAxes.includes(a.name)) continue;
       const gap = a.upperOnly ? Math.max(0, (x[j] as number) - (t[j] as number)) : Math.abs((x[j] as number) - (t[j] as number));
       const d = gap / a.scale;
-      if (d > 1) far.push(j);
+      const wide = gap / (insideScales[a.name] ?? a.scale);
+      // A reason names only the axes too far by the check's own scales.
+      if (wide > 1) far.push(j);
       worst = Math.max(worst, d);
-      worstWide = Math.max(worstWide, gap / (insideScales[a.name] ?? a.scale));
+      worstWide = Math.max(worstWide, wide);
       sum += d;
     }
     // Ties on the farthest axis (one axis no training flow comes near) go to the flow nearest on

@@ -466,10 +466,21 @@ function withSharedBbrV1Backing(all: Verdict[]): Verdict[] {
   });
 }
 
-/** A BBRv1 answer standing by ProbeRTT seen twice over a learned shape that named another CCA (classifyFlow.ts probeRttOverShape). */
+/**
+ * The learned labels of loss-based controllers, which fill the buffer and back off on loss: none
+ * gives up its window at ProbeRTT's spacing (classifyFlow.ts probeRttOverShape). Not the delay- and
+ * model-based ones (Vegas, Copa, AkamaiCC-like, BBR): Copa 110-190 ms away has shown ProbeRTT-like
+ * drains twice (session 53).
+ */
+const LOSS_BASED_LABELS: ReadonlySet<string> = new Set(['NewReno', 'CUBIC', 'BIC', 'HTCP', 'HSTCP', 'Illinois', 'Scalable', 'Veno', 'Westwood', 'YeAH']);
+
+/** Whether BBRv1's ProbeRTT seen twice may set aside a learned shape that named `label`. */
+export const probeRttOutweighs = (label: string): boolean => LOSS_BASED_LABELS.has(label);
+
+/** A BBRv1 answer standing by ProbeRTT seen twice over a learned shape that named a loss-based controller (classifyFlow.ts probeRttOverShape). */
 export function shapeSetAside(v: Verdict): boolean {
   const shape = lossClaimOf(v)?.label;
-  return v.kind === 'cca' && v.label === BBR_V1 && bbrBacking(v)?.v1Repeated === true && shape !== undefined && shape !== UNKNOWN && !isBbr(shape);
+  return v.kind === 'cca' && v.label === BBR_V1 && bbrBacking(v)?.v1Repeated === true && shape !== undefined && probeRttOutweighs(shape);
 }
 
 /** A profile whose conditions the model never saw, or whose bottleneck the host disturbed, gives no evidence. */

@@ -105,7 +105,7 @@ export interface VerdictConditions {
   measured: FlowConditions | null;
   /** Inside the conditions the model was trained under (envelope.ts). */
   inside: boolean;
-  /** Largest per-axis distance to the nearest training flow, in axis units (<= 1 is inside). */
+  /** Largest per-axis distance to the nearest training flow, in axis units (<= 1 is inside; up to log2(2.8) / 1 on the BDP axis, envelope.ts VERDICT_INSIDE_SCALES). */
   distance: number | null;
   /** Why the conditions are outside, when they are. */
   outsideReason: string | null;

@@ -44,6 +44,11 @@ describe('the conditions envelope', () => {
     const at100 = checkEnvelope(env, lab({ minRttSeconds: 0.2, bdpPackets: 100, visibleShare: 0.95 }), [], VERDICT_INSIDE_SCALES);
     expect(at100.inside).toBe(false);
     expect(at100.reason).toMatch(/BDP 100 segments \(nearest trained conditions: 32 segments/);
+    // Outside for another axis, the reason names that axis, not a BDP within 2.8 times.
+    const rttFar = checkEnvelope(env, lab({ minRttSeconds: 0.5, bdpPackets: 80, visibleShare: 0.95 }), [], VERDICT_INSIDE_SCALES);
+    expect(rttFar.inside).toBe(false);
+    expect(rttFar.reason).toMatch(/minimum RTT 500 ms/);
+    expect(rttFar.reason).not.toMatch(/BDP/);
     // Only the BDP axis is widened: the minimum RTT still holds at a factor of 2.
     expect(checkEnvelope(env, lab({ minRttSeconds: 0.5, bdpPackets: 32, visibleShare: 0.95 }), [], VERDICT_INSIDE_SCALES).inside).toBe(false);
   });

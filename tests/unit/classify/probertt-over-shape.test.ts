@@ -11,6 +11,7 @@ import { classifyFlow, decideFromClaims, fuseProfiles } from '../../../src/class
 import { probeRttOverShape } from '../../../src/classify/classifyFlow.js';
 import { shapeSetAside } from '../../../src/classify/fusion.js';
 import type { Claim } from '../../../src/classify/types.js';
+import type { Verdict } from '../../../src/classify/verdict.js';
 import { toSeries } from '../../../src/train/dataset.js';
 import { labSeriesFlows } from './labSeriesFlows.js';
 import { shippedModel } from './shippedModel.js';
@@ -21,7 +22,7 @@ describe('BBRv1 ProbeRTT seen twice over a loss-based learned shape', () => {
   const flows = labSeriesFlows('probertt-over-shape.json.gz');
 
   it('names kernel BBR whose shape said Veno or H-TCP, and says what it set aside', () => {
-    expect(flows.map((f) => f.profile)).toEqual(['video', 'nebby-50']);
+    expect(flows.map((f) => f.profile)).toEqual(['video', 'nebby-50', 'nebby-100']);
     for (const [f, shape] of [[flows[0], 'Veno'], [flows[1], 'HTCP']] as const) {
       const v = classifyFlow(toSeries(f), model);
       const loss = v.evidence!.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow');
@@ -36,6 +37,30 @@ describe('BBRv1 ProbeRTT seen twice over a loss-based learned shape', () => {
       expect(single.confidence, f.profile).toBeGreaterThanOrEqual(0.8);
     }
   });
+
+  it('a measurement whose other profile named BBRv1 on its own is BBRv1: the set-aside shape does not dissent', () => {
+    const [v50, v100] = [flows[1], flows[2]].map((f) => classifyFlow(toSeries(f), model));
+    expect(v100.label).toBe('BBRv1');
+    expect(shapeSetAside(v100)).toBe(false);
+    const fused = fuseProfiles([v50, v100], { calibration: model.calibration });
+    expect(fused.label).toBe('BBRv1');
+    expect(fused.confidence).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('shapeSetAside', () => {
+  const verdict = (lossLabel: string, v1Repeated: boolean) => ({
+    schemaVersion: 1, label: 'BBRv1', kind: 'cca', confidence: 0.8, reason: '', shapeCluster: null,
+    evidence: { claims: [{ classifier: 'loss-based', label: lossLabel, scope: 'flow', confidence: 0.9, posterior: { [lossLabel]: 0.9 } }], classifiers: { bbr: { v1Repeated } } },
+  }) as unknown as Verdict;
+
+  it('is a BBRv1 answer over a loss-based shape with ProbeRTT seen twice, and nothing else', () => {
+    expect(shapeSetAside(verdict('Veno', true))).toBe(true);
+    expect(shapeSetAside(verdict('BBRv1', true))).toBe(false);
+    expect(shapeSetAside(verdict('Unknown', true))).toBe(false);
+    expect(shapeSetAside(verdict('Vegas', true))).toBe(false);
+    expect(shapeSetAside(verdict('Veno', false))).toBe(false);
+  });
 });
 
 describe('probeRttOverShape (claims alone)', () => {
@@ -48,6 +73,14 @@ describe('probeRttOverShape (claims alone)', () => {
     expect(probeRttOverShape(conflict, [bbr, veno], { v1Repeated: true }).label).toBe('BBRv1');
     expect(probeRttOverShape(conflict, [bbr, veno], { v1Repeated: false })).toEqual(conflict);
     expect(probeRttOverShape(conflict, [bbr, veno], undefined)).toEqual(conflict);
+  });
+
+  it('leaves a delay-based shape standing: Vegas and Copa can drain on their own', () => {
+    for (const label of ['Vegas', 'Copa', 'AkamaiCC-like']) {
+      const shape: Claim = { ...veno, label, posterior: { [label]: 0.99 } };
+      const d = decideFromClaims([bbr, shape]);
+      expect(probeRttOverShape(d, [bbr, shape], { v1Repeated: true }), label).toEqual(d);
+    }
   });
 
   it('leaves a conflict with another rule standing, and an answer that was no conflict alone', () => {
