@@ -278,5 +278,10 @@ export default defineGrid({
     { id: 'h-ag-r800-110j2', axis: 'bottleneck', value: '800 kbit/s behind both Nebby profiles, 110 ms away, 2 ms jitter', path: { rttMs: 110, jitterMs: 2 }, profile: { rateKbit: 800 } },
     { id: 'h-ag-r450-25j1', axis: 'bottleneck', value: '450 kbit/s behind both Nebby profiles, 25 ms away, 1 ms jitter', path: { rttMs: 25, jitterMs: 1 }, profile: { rateKbit: 450 } },
     { id: 'h-ag-v-60b2', axis: 'mixed', value: 'video, 60 ms away, 1 ms jitter, 2 BDP', profiles: ['video'], path: { rttMs: 60, jitterMs: 1 }, profile: { buffer: { bdp: 2 } } },
+    // Session 58, round AH: chosen after AG was read and every change of the session was final
+    // (nothing is judged on it but the session's code as shipped).
+    { id: 'h-ah-r600-75j1', axis: 'bottleneck', value: '600 kbit/s behind both Nebby profiles, 75 ms away, 1 ms jitter', path: { rttMs: 75, jitterMs: 1 }, profile: { rateKbit: 600 } },
+    { id: 'h-ah-r350-45b15', axis: 'mixed', value: '350 kbit/s behind both Nebby profiles, 45 ms away, 1.5 BDP', path: { rttMs: 45 }, profile: { rateKbit: 350, buffer: { bdp: 1.5 } } },
+    { id: 'h-ah-v1800-160j2', axis: 'bottleneck', value: 'video at 1.8 Mbit/s, 160 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 160, jitterMs: 2 }, profile: { rateKbit: 1800 } },
   ],
 });
