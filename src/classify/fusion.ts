@@ -323,11 +323,11 @@ export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean)
  * Labels an answer from the groups added beyond the trained conditions may name from one profile.
  * CUBIC grows as a cubic of the time since its last cut, concave up to the window it cut from and
  * convex past it: a curve drawn in time, not in the window's size, which no other lab controller
- * draws. WHY: session 58, over the stored held-out sets (27 of sessions 52-56, rounds Y-AE, the fixtures: 1061 fused
- * measurements, 1735 single-profile verdicts), one-profile answers the rule below withheld would
- * have named CUBIC 114 times, all right (fused +24); the other growth-told controllers did not
- * hold: BIC 28 right / 4 wrong (Illinois, Vegas at 0.81-0.99), H-TCP 47 / 2 (kernel BBR at 0.80),
- * Vegas 29 / 1 (Veno at 0.91). Judged on round AF, chosen before it was read.
+ * draws. WHY: session 58, over the stored held-out sets (27 of sessions 52-56, rounds Y-AE, the
+ * fixtures: 1061 fused measurements, 1735 single-profile verdicts), one-profile answers the rule
+ * below withheld would have named CUBIC 114 times, all right (fused +24); the other growth-told
+ * controllers did not hold: BIC 28 right / 4 wrong (Illinois, Vegas at 0.81-0.99), H-TCP 47 / 2
+ * (kernel BBR at 0.80), Vegas 29 / 1 (Veno at 0.91). Judged on round AF, chosen before it was read.
  */
 const ONE_PROFILE_BEYOND: ReadonlySet<string> = new Set(['CUBIC']);
 
