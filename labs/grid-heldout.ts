@@ -283,5 +283,9 @@ export default defineGrid({
     { id: 'h-ah-r600-75j1', axis: 'bottleneck', value: '600 kbit/s behind both Nebby profiles, 75 ms away, 1 ms jitter', path: { rttMs: 75, jitterMs: 1 }, profile: { rateKbit: 600 } },
     { id: 'h-ah-r350-45b15', axis: 'mixed', value: '350 kbit/s behind both Nebby profiles, 45 ms away, 1.5 BDP', path: { rttMs: 45 }, profile: { rateKbit: 350, buffer: { bdp: 1.5 } } },
     { id: 'h-ah-v1800-160j2', axis: 'bottleneck', value: 'video at 1.8 Mbit/s, 160 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 160, jitterMs: 2 }, profile: { rateKbit: 1800 } },
+    // Session 59, round AI: chosen before any change of session 59, read only once its code is final.
+    { id: 'h-ai-r900-90j2', axis: 'bottleneck', value: '900 kbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 900 } },
+    { id: 'h-ai-r400-190j1', axis: 'bottleneck', value: '400 kbit/s behind both Nebby profiles, 190 ms away, 1 ms jitter', path: { rttMs: 190, jitterMs: 1 }, profile: { rateKbit: 400 } },
+    { id: 'h-ai-v2000-30b3', axis: 'mixed', value: 'video at 2 Mbit/s, 30 ms away, 1 ms jitter, 3 BDP', profiles: ['video'], path: { rttMs: 30, jitterMs: 1 }, profile: { rateKbit: 2000, buffer: { bdp: 3 } } },
   ],
 });
