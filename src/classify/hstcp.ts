@@ -24,7 +24,7 @@ const NEW_RENO = 'NewReno';
  * and the 0.5625 Linux's HSTCP keeps between 38 and 118 packets (tcp_highspeed.c: 112/256 cut;
  * RFC 3649's formula keeps 0.5-0.53 below 67 packets, which then reads as not shown).
  */
-const SHALLOWER_THAN_HALVING = 0.53;
+export const SHALLOWER_THAN_HALVING = 0.53;
 
 /** HSTCP's own response starts above Low_Window (RFC 3649): a shallower back-off of a smaller window is a measuring error. */
 const LOW_WINDOW_PACKETS = 38;

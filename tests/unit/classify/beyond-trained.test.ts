@@ -2,11 +2,14 @@
  * An answer that rests on the groups added beyond the trained conditions (lossBased.ts
  * groupsNeedOutside; the shipped model's `.beyond` groups, trained on held-out rounds at other
  * bottleneck rates) needs two profiles whose shapes favour it (fusion.ts beyondTrainedDoubt),
- * unless it names CUBIC (ONE_PROFILE_BEYOND).
+ * unless one profile shows the named controller's own signature (ONE_PROFILE_BEYOND: CUBIC, NewReno
+ * over QUIC halving its window, HSTCP).
  * Fixture: held-out round W of session 55, 480 kbit/s behind both Nebby profiles 140 ms away, which
  * the groups never saw: kernel CUBIC, named by them from both profiles, and kernel NewReno, whose
  * nebby-50 flow they alone named Westwood at 0.98; and from round X, kernel CUBIC through `video` at
- * 2.5 Mbit/s, which the other groups alone named.
+ * 2.5 Mbit/s, which the other groups alone named. Second fixture (session 59): rounds AE of session
+ * 58 (`video` at 2.4 Mbit/s 55 ms away; 550 kbit/s 130 ms away) and AC of session 57 (650 kbit/s
+ * 90 ms away, 0.3% server-side loss).
  */
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
@@ -85,5 +88,52 @@ describe('answers resting on the groups added beyond the trained conditions', ()
     // Where the answer rests on the added groups, a rule-based claim backing it (lossOnly false) is evidence of its own.
     expect(beyondTrainedDoubt('Westwood', [judged('tcp-reno', 'nebby-50')], true)).toMatch(/needs two profiles/);
     expect(beyondTrainedDoubt('Westwood', [judged('tcp-reno', 'nebby-50')], false)).toBeNull();
+  });
+});
+
+describe('one-profile answers from the groups trained beyond, by signature (session 59)', () => {
+  const signed = labSeriesFlows('beyond-one-profile.json.gz');
+  const read = (origin: string): Verdict => {
+    const f = signed.find((x) => x.origin === origin);
+    if (!f) throw new Error(`beyond-one-profile.json.gz holds no ${origin} flow`);
+    return classifyFlow(toSeries(f), model);
+  };
+  const whole = (v: Verdict) => v.evidence!.classifiers['loss-based'].senderWindow as { transport: string; beta: number; backoffs: number };
+
+  it('NewReno over QUIC, whose back-offs halve the window, is named from one profile', () => {
+    for (const origin of ['aioquic-reno', 'quinn-newreno']) {
+      const v = read(origin);
+      expect(v.label, origin).toBe('NewReno');
+      expect(lossClaim(v).beyondTrained, origin).toContain('NewReno');
+      expect(whole(v).transport, origin).toBe('quic');
+      expect(whole(v).beta, origin).toBeLessThanOrEqual(0.53);
+      const single = fuseProfiles([v], { calibration });
+      expect(single.label, origin).toBe('NewReno');
+      expect(single.confidence, origin).toBeGreaterThanOrEqual(0.8);
+    }
+  });
+
+  it('a QUIC flow the groups call NewReno but which kept 0.7 of its window (aioquic CUBIC) is not', () => {
+    const v = read('aioquic-cubic');
+    expect(v.label).toBe('NewReno');
+    expect(whole(v).beta).toBeGreaterThan(0.53);
+    const single = fuseProfiles([v], { calibration });
+    expect(single.label).toBe('Unknown');
+    expect(single.reason).toMatch(/or one showing a QUIC flow whose back-offs halve its window$/);
+  });
+
+  it('a TCP flow halving its window is not NewReno from one profile: YeAH in its Reno mode halves too', () => {
+    const v = read('tcp-yeah');
+    expect(v.label).toBe('NewReno');
+    expect(whole(v).transport).toBe('tcp');
+    expect(whole(v).beta).toBeLessThanOrEqual(0.53);
+    expect(fuseProfiles([v], { calibration }).label).toBe('Unknown');
+  });
+
+  it('HSTCP, whose answer needs its shallower back-off anyway, is named from one profile', () => {
+    const v = read('tcp-highspeed');
+    expect(lossClaim(v).beyondTrained).toContain('HSTCP');
+    expect(beyondTrainedDoubt('HSTCP', [v], true)).toBeNull();
+    expect(fuseProfiles([v], { calibration }).label).toBe('HSTCP');
   });
 });
