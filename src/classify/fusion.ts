@@ -10,13 +10,13 @@ import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind
 import { AKAMAI } from './classifiers/akamai.js';
 import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
-import { SHALLOWER_THAN_HALVING, hstcpWithheld, newRenoWithheld } from './hstcp.js';
+import { hstcpWithheld, newRenoWithheld } from './hstcp.js';
 import { drainsWithheld } from './drains.js';
 import { akamaiQueueWithheld, vegasQueueWithheld } from './vegasQueue.js';
 import { depthWithoutQueueWithheld, venoWithheld } from './backoffQueue.js';
 import { BACKOFF_DEFINED, lossResponseWithheld } from './lossResponse.js';
 import { confidenceOf, reliabilityOf } from './confidence.js';
-import { wholeWindowOf } from './senderWindow.js';
+import { ONE_PROFILE_BEYOND } from './oneProfileSignatures.js';
 
 export interface FlowDecision {
   label: string;
@@ -319,45 +319,6 @@ export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean)
   const which = favouring.length > 1 ? `the ${favouring.length} profiles` : 'the profile';
   return `${label} not shown: the AIMD controllers are told apart by how deep they cut, and ${which} whose shapes favour it never cut after start-up, in the outer half of the trained conditions (envelope distance ${distance.toFixed(2)}, threshold ${UNCUT_AIMD_FROM_DISTANCE}) where growth and level alone do not tell them apart`;
 }
-
-/**
- * True when a QUIC profile's back-offs, read on the sender's whole window, halve it (median of one
- * or more): NewReno's cut, which no other QUIC controller makes (CUBIC keeps 0.7, RFC 9438; BBR and
- * Copa do not cut on loss). Over TCP it is no signature: Linux's YeAH in its Reno mode, Veno on a
- * loss it reads as congestion and HSTCP below 38 packets halve as well.
- */
-function quicHalvesItsWindow(v: Verdict): boolean {
-  const w = wholeWindowOf(v.evidence?.classifiers?.['loss-based']);
-  return w !== null && w.transport === 'quic' && (w.backoffs ?? 0) >= 1 && w.beta <= SHALLOWER_THAN_HALVING;
-}
-
-/**
- * Labels an answer from the groups added beyond the trained conditions may name from one profile,
- * each with the signature that profile must show: the part of the controller's design no other
- * lab controller shares, so the learned shape is not all the answer rests on.
- * - CUBIC grows as a cubic of the time since its last cut, concave up to the window it cut from and
- *   convex past it: a curve drawn in time, not in the window's size, which no other lab controller
- *   draws. WHY: session 58, over the stored held-out sets (27 of sessions 52-56, rounds Y-AE, the
- *   fixtures: 1061 fused measurements, 1735 single-profile verdicts), one-profile answers the rule
- *   below withheld would have named CUBIC 114 times, all right (fused +24); BIC (28 right / 4
- *   wrong: Illinois, Vegas at 0.81-0.99), H-TCP (47 / 2: kernel BBR at 0.80) and Vegas (29 / 1:
- *   Veno at 0.91) did not hold. Judged on round AF, chosen before it was read.
- * - NewReno over QUIC halves its window on loss (quicHalvesItsWindow).
- * - HSTCP: its answer already needs a back-off shallower than halving in some profile
- *   (hstcp.ts hstcpWithheld), its own response from 38 packets up.
- * WHY NewReno and HSTCP: session 59, over every stored held-out set then (1259 fused, 2080
- * single), one-profile NewReno answers this rule withheld were right 88 times and wrong 4: kernel
- * HSTCP at 0.81-0.88 whose one back-off kept 0.58-0.59 of a 185-195-packet window, aioquic CUBIC
- * keeping 0.70 under server-side loss, and kernel YeAH behind `video` at 0.92, its three back-offs
- * halving a 72-packet window (Reno mode). With the QUIC halving asked: 59 right, none wrong (fused
- * +14); HSTCP's were right 12 times, none wrong (fused +6). Judged on round AI, chosen before
- * either was written.
- */
-const ONE_PROFILE_BEYOND: ReadonlyMap<string, { shows: (v: Verdict) => boolean; signature: string }> = new Map([
-  ['CUBIC', { shows: () => true, signature: 'its growth' }],
-  ['NewReno', { shows: quicHalvesItsWindow, signature: 'a QUIC flow whose back-offs halve its window' }],
-  ['HSTCP', { shows: () => true, signature: 'a back-off shallower than halving' }],
-]);
 
 /**
  * Why an answer that rests on the groups added beyond the trained conditions (lossBased.ts

@@ -22,7 +22,8 @@ import { AKAMAI, MIN_QUEUED_PACKETS as FAST_MIN_QUEUED_PACKETS } from './classif
  */
 export const MIN_QUEUED_PACKETS = 1.5;
 
-const queuedOf = (c: Record<string, JsonObject> | undefined): number | null => {
+/** The packets a profile's held level kept queued above the BDP (akamai.ts explain), or null when not measured. */
+export const queuedOf = (c: Record<string, JsonObject> | undefined): number | null => {
   const q = c?.akamai?.queuedPackets;
   return typeof q === 'number' && Number.isFinite(q) ? q : null;
 };

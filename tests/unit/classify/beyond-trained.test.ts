@@ -2,14 +2,15 @@
  * An answer that rests on the groups added beyond the trained conditions (lossBased.ts
  * groupsNeedOutside; the shipped model's `.beyond` groups, trained on held-out rounds at other
  * bottleneck rates) needs two profiles whose shapes favour it (fusion.ts beyondTrainedDoubt),
- * unless one profile shows the named controller's own signature (ONE_PROFILE_BEYOND: CUBIC, NewReno
- * over QUIC halving its window, HSTCP).
+ * unless one profile shows the named controller's own signature (oneProfileSignatures.ts: CUBIC,
+ * NewReno over QUIC halving its window, HSTCP, Vegas keeping its few packets queued, H-TCP rising
+ * convex after its cuts).
  * Fixture: held-out round W of session 55, 480 kbit/s behind both Nebby profiles 140 ms away, which
  * the groups never saw: kernel CUBIC, named by them from both profiles, and kernel NewReno, whose
  * nebby-50 flow they alone named Westwood at 0.98; and from round X, kernel CUBIC through `video` at
  * 2.5 Mbit/s, which the other groups alone named. Second fixture (session 59): rounds AE of session
- * 58 (`video` at 2.4 Mbit/s 55 ms away; 550 kbit/s 130 ms away) and AC of session 57 (650 kbit/s
- * 90 ms away, 0.3% server-side loss).
+ * 58 (`video` at 2.4 Mbit/s 55 ms away; 550 kbit/s 130 ms away), AC of session 57 (650 kbit/s
+ * 90 ms away, 0.3% server-side loss), W of session 55 and session 54's h-bn-700k-60.
  */
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
@@ -135,5 +136,28 @@ describe('one-profile answers from the groups trained beyond, by signature (sess
     expect(lossClaim(v).beyondTrained).toContain('HSTCP');
     expect(beyondTrainedDoubt('HSTCP', [v], true)).toBeNull();
     expect(fuseProfiles([v], { calibration }).label).toBe('HSTCP');
+  });
+
+  it('Vegas keeping its few packets queued is named from one profile; Veno filling the buffer is not', () => {
+    const vegas = read('tcp-vegas');
+    expect(vegas.evidence!.classifiers.akamai.queuedPackets).toBeGreaterThanOrEqual(1.5);
+    expect(vegas.evidence!.classifiers.akamai.queuedPackets).toBeLessThan(8);
+    expect(fuseProfiles([vegas], { calibration }).label).toBe('Vegas');
+    // Kernel Veno 140 ms away, whose shape the groups alone named Vegas at 0.94, kept 28 queued.
+    const veno = read('tcp-veno');
+    expect(veno.label).toBe('Vegas');
+    expect(veno.evidence!.classifiers.akamai.queuedPackets).toBeGreaterThan(8);
+    const single = fuseProfiles([veno], { calibration });
+    expect(single.label).toBe('Unknown');
+    expect(single.reason).toMatch(/or one showing 1.5-8 packets queued above the BDP$/);
+  });
+
+  it('H-TCP rising convex after its cuts is named from one profile; kernel BBR whose level fell is not', () => {
+    expect(fuseProfiles([read('tcp-htcp')], { calibration }).label).toBe('HTCP');
+    // Kernel BBR 60 ms away (h-bn-700k-60), named H-TCP by the groups alone: its growth per RTT is negative.
+    const bbr = read('tcp-bbr');
+    expect(bbr.label).toBe('HTCP');
+    expect((bbr.evidence!.classifiers['loss-based'].descriptor as { growthPerRtt: number }).growthPerRtt).toBeLessThan(0);
+    expect(fuseProfiles([bbr], { calibration }).label).toBe('Unknown');
   });
 });
