@@ -105,5 +105,7 @@ export default defineGrid({
     { id: 'hd-ah-r600-75j1', axis: 'bottleneck', value: '600 kbit/s behind both Nebby profiles, 75 ms away, 1 ms jitter', path: { rttMs: 75, jitterMs: 1 }, profile: { rateKbit: 600 } },
     // Session 59, round AI (as in labs/grid-heldout.ts): chosen before any change of session 59.
     { id: 'hd-ai-r900-90j2', axis: 'bottleneck', value: '900 kbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 900 } },
+    // Session 59, round AJ (as in labs/grid-heldout.ts): chosen with AI.
+    { id: 'hd-aj-r750-50j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 50 ms away, 2 ms jitter', path: { rttMs: 50, jitterMs: 2 }, profile: { rateKbit: 750 } },
   ],
 });

@@ -287,5 +287,10 @@ export default defineGrid({
     { id: 'h-ai-r900-90j2', axis: 'bottleneck', value: '900 kbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 900 } },
     { id: 'h-ai-r400-190j1', axis: 'bottleneck', value: '400 kbit/s behind both Nebby profiles, 190 ms away, 1 ms jitter', path: { rttMs: 190, jitterMs: 1 }, profile: { rateKbit: 400 } },
     { id: 'h-ai-v2000-30b3', axis: 'mixed', value: 'video at 2 Mbit/s, 30 ms away, 1 ms jitter, 3 BDP', profiles: ['video'], path: { rttMs: 30, jitterMs: 1 }, profile: { rateKbit: 2000, buffer: { bdp: 3 } } },
+    // Session 59, round AJ: chosen with AI, before any change of session 59; read after AI, on the
+    // session's code as shipped.
+    { id: 'h-aj-r750-50j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 50 ms away, 2 ms jitter', path: { rttMs: 50, jitterMs: 2 }, profile: { rateKbit: 750 } },
+    { id: 'h-aj-r250-100j1', axis: 'bottleneck', value: '250 kbit/s behind both Nebby profiles, 100 ms away, 1 ms jitter', path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 250 } },
+    { id: 'h-aj-v-120j1', axis: 'server-rtt', value: 'video, 120 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 120, jitterMs: 1 } },
   ],
 });
