@@ -4,13 +4,14 @@
  * bottleneck rates) needs two profiles whose shapes favour it (fusion.ts beyondTrainedDoubt),
  * unless one profile shows the named controller's own signature (oneProfileSignatures.ts: CUBIC,
  * NewReno over QUIC halving its window, HSTCP, Vegas keeping its few packets queued, H-TCP rising
- * convex after its cuts).
+ * convex after its cuts, Scalable backing off shallower than halving, BIC keeping about 0.8 from a
+ * filled buffer).
  * Fixture: held-out round W of session 55, 480 kbit/s behind both Nebby profiles 140 ms away, which
  * the groups never saw: kernel CUBIC, named by them from both profiles, and kernel NewReno, whose
  * nebby-50 flow they alone named Westwood at 0.98; and from round X, kernel CUBIC through `video` at
  * 2.5 Mbit/s, which the other groups alone named. Second fixture (session 59): rounds AE of session
  * 58 (`video` at 2.4 Mbit/s 55 ms away; 550 kbit/s 130 ms away), AC of session 57 (650 kbit/s
- * 90 ms away, 0.3% server-side loss), W of session 55 and session 54's h-bn-700k-60.
+ * 90 ms away, 0.3% server-side loss), W of session 55 and session 54's h-bn-700k-60 and hd-bn-1m-90j1.
  */
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
@@ -94,9 +95,9 @@ describe('answers resting on the groups added beyond the trained conditions', ()
 
 describe('one-profile answers from the groups trained beyond, by signature (session 59)', () => {
   const signed = labSeriesFlows('beyond-one-profile.json.gz');
-  const read = (origin: string): Verdict => {
-    const f = signed.find((x) => x.origin === origin);
-    if (!f) throw new Error(`beyond-one-profile.json.gz holds no ${origin} flow`);
+  const read = (origin: string, region?: string): Verdict => {
+    const f = signed.find((x) => x.origin === origin && (region === undefined || x.region === region));
+    if (!f) throw new Error(`beyond-one-profile.json.gz holds no ${origin} flow${region ? ` in ${region}` : ''}`);
     return classifyFlow(toSeries(f), model);
   };
   const whole = (v: Verdict) => v.evidence!.classifiers['loss-based'].senderWindow as { transport: string; beta: number; backoffs: number };
@@ -139,7 +140,7 @@ describe('one-profile answers from the groups trained beyond, by signature (sess
   });
 
   it('Vegas keeping its few packets queued is named from one profile; Veno filling the buffer is not', () => {
-    const vegas = read('tcp-vegas');
+    const vegas = read('tcp-vegas', 'h-ae-r550-130j2');
     expect(vegas.evidence!.classifiers.akamai.queuedPackets).toBeGreaterThanOrEqual(1.5);
     expect(vegas.evidence!.classifiers.akamai.queuedPackets).toBeLessThan(8);
     expect(fuseProfiles([vegas], { calibration }).label).toBe('Vegas');
@@ -159,5 +160,27 @@ describe('one-profile answers from the groups trained beyond, by signature (sess
     expect(bbr.label).toBe('HTCP');
     expect((bbr.evidence!.classifiers['loss-based'].descriptor as { growthPerRtt: number }).growthPerRtt).toBeLessThan(0);
     expect(fuseProfiles([bbr], { calibration }).label).toBe('Unknown');
+  });
+
+  it('Scalable is named from one profile only from a flow that cut after start-up', () => {
+    const scalable = read('tcp-scalable');
+    expect(whole(scalable).beta).toBeGreaterThan(0.53);
+    expect(fuseProfiles([scalable], { calibration }).label).toBe('Scalable');
+    // Kernel Illinois 60 ms away behind nebby-100, which never cut after start-up: the groups alone said Scalable at 0.99.
+    const illinois = read('tcp-illinois');
+    expect(illinois.label).toBe('Scalable');
+    expect(illinois.evidence!.classifiers['loss-based'].senderWindow).toBeFalsy();
+    expect(fuseProfiles([illinois], { calibration }).label).toBe('Unknown');
+  });
+
+  it("BIC is named from one profile when its cuts keep about 0.8 from a filled buffer; Vegas's few packets queued are not that", () => {
+    const bic = read('tcp-bic');
+    expect(fuseProfiles([bic], { calibration }).label).toBe('BIC');
+    // Kernel Vegas 90 ms away (hd-bn-1m-90j1), named BIC by the groups alone: its cuts kept 0.76, from 4.7 packets queued.
+    const vegas = read('tcp-vegas', 'hd-bn-1m-90j1');
+    expect(vegas.label).toBe('BIC');
+    expect(whole(vegas).beta).toBeGreaterThanOrEqual(0.75);
+    expect(vegas.evidence!.classifiers.akamai.queuedPackets).toBeLessThan(8);
+    expect(fuseProfiles([vegas], { calibration }).label).toBe('Unknown');
   });
 });
