@@ -354,7 +354,15 @@ const MIN_COMBINED_POSTERIOR = 0.7;
 /**
  * The loss-based posteriors of the profiles multiplied (naive Bayes across independent
  * traces of one server). The winner must lie inside its class's training distribution in
- * every profile that judged the flow: a controller never seen in training rarely does.
+ * every profile that judged the flow: a controller never seen in training rarely does. A profile
+ * whose flow lies outside the winner's trained shapes but favours it all the same (its own
+ * likeliest class, no other class's flows clearly nearer), and which named nothing (no rule-based
+ * claim either: a BBR rule's "other version" beside a BBRv1-like shape still vetoes BBRv1), does
+ * not veto it when another profile holds the flow inside. WHY (session 59): at bottleneck rates no group is trained on, one
+ * profile's flow often falls just outside the class its other profile holds (kernel CUBIC at
+ * 700 kbit/s: nebby-50 CUBIC, nebby-100 "likeliest CUBIC but outside"); over every stored
+ * held-out set then (1259 fused) this gave 10 more right answers (3 BBRv2, 3 BBRv3, 2 CUBIC,
+ * Copa, YeAH) and no wrong one; judged on round AJ and on an open-set round at held-out rates.
  * It must also be favoured by at least one profile on its own (its likeliest class there, with
  * no other class's trained flows clearly nearer: `favours`). WHY: a controller
  * never trained on often sits between classes, one profile leaning to X, the other to Y; the
@@ -383,7 +391,10 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
   const posterior: Record<string, number> = {};
   for (const k of Object.keys(logp)) posterior[k] = Math.exp(logp[k] - m) / z;
   const [best, p] = likeliest(posterior);
-  const inside = claims.every((c) => (c.inDistribution ?? []).includes(best)) && !vetoed.has(best);
+  const insideOf = (c: Claim) => (c.inDistribution ?? []).includes(best);
+  // Profiles that named nothing at all (no rule-based claim of theirs either) and whose shape favours `best`.
+  const silentFavouring = new Set(verdicts.filter((v) => v.kind === 'unknown').map(lossClaimOf).filter((c) => c !== undefined && favours(c, best)));
+  const inside = claims.some(insideOf) && claims.every((c) => insideOf(c) || silentFavouring.has(c)) && !vetoed.has(best);
   const favoured = claims.some((c) => favours(c, best));
   const alone = growthAlone(verdicts, claims.length);
   const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR && !alone ? best : UNKNOWN;
