@@ -37,7 +37,7 @@ export default defineGrid({
     // Chosen (session 59) after its one-profile signatures were written, before any stranger was read
     // under them: strangers at bottleneck rates no group is trained on, where the groups trained
     // beyond the first conditions judge alone.
-    { id: 'ho-s59-r600-80j2', axis: 'bottleneck', value: '600 kbit/s behind both Nebby profiles, 80 ms, 2 ms jitter', path: { rttMs: 80, jitterMs: 2 }, profile: { rateKbit: 600 } },
-    { id: 'ho-s59-v1800-60j1', axis: 'bottleneck', value: 'video at 1.8 Mbit/s, 60 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 1800 }, runs: 1 },
+    { id: 'ho-r600-80j2', axis: 'bottleneck', value: '600 kbit/s behind both Nebby profiles, 80 ms, 2 ms jitter', path: { rttMs: 80, jitterMs: 2 }, profile: { rateKbit: 600 } },
+    { id: 'ho-v1800-60j1', axis: 'bottleneck', value: 'video at 1.8 Mbit/s, 60 ms, 1 ms jitter', profiles: ['video'], path: { rttMs: 60, jitterMs: 1 }, profile: { rateKbit: 1800 }, runs: 1 },
   ],
 });
