@@ -107,5 +107,7 @@ export default defineGrid({
     { id: 'hd-ai-r900-90j2', axis: 'bottleneck', value: '900 kbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 900 } },
     // Session 59, round AJ (as in labs/grid-heldout.ts): chosen with AI.
     { id: 'hd-aj-r750-50j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 50 ms away, 2 ms jitter', path: { rttMs: 50, jitterMs: 2 }, profile: { rateKbit: 750 } },
+    // Session 59, round AK (as in labs/grid-heldout.ts): chosen before AJ was read.
+    { id: 'hd-ak-r1200-70j1', axis: 'bottleneck', value: '1.2 Mbit/s behind both Nebby profiles, 70 ms away, 1 ms jitter', path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 1200 } },
   ],
 });

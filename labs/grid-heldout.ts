@@ -292,5 +292,10 @@ export default defineGrid({
     { id: 'h-aj-r750-50j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 50 ms away, 2 ms jitter', path: { rttMs: 50, jitterMs: 2 }, profile: { rateKbit: 750 } },
     { id: 'h-aj-r250-100j1', axis: 'bottleneck', value: '250 kbit/s behind both Nebby profiles, 100 ms away, 1 ms jitter', path: { rttMs: 100, jitterMs: 1 }, profile: { rateKbit: 250 } },
     { id: 'h-aj-v-120j1', axis: 'server-rtt', value: 'video, 120 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 120, jitterMs: 1 } },
+    // Session 59, round AK: chosen before AJ was read and before any change made after AI was read;
+    // it judges those changes.
+    { id: 'h-ak-r1200-70j1', axis: 'bottleneck', value: '1.2 Mbit/s behind both Nebby profiles, 70 ms away, 1 ms jitter', path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 1200 } },
+    { id: 'h-ak-r320-60b3', axis: 'mixed', value: '320 kbit/s behind both Nebby profiles, 60 ms away, 3 BDP', path: { rttMs: 60 }, profile: { rateKbit: 320, buffer: { bdp: 3 } } },
+    { id: 'h-ak-v2800-100j2', axis: 'bottleneck', value: 'video at 2.8 Mbit/s, 100 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 2 }, profile: { rateKbit: 2800 } },
   ],
 });
