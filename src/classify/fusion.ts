@@ -331,7 +331,8 @@ export function uncutAimdDoubt(label: string, all: Verdict[], lossOnly: boolean)
  * 0.5 (shipped), 37 / 0 fused and 29 / 0 single. A group of one or two flows per rate also holds
  * a neighbour's shape; the second profile, another window on the same server, tells them apart.
  * A profile whose answer the other groups alone gave (at 0.9 or more) needs no second one, nor
- * does a profile showing the signature ONE_PROFILE_BEYOND asks of its label. Applies to one profile's verdict too.
+ * does a profile showing the signature its label asks for (oneProfileSignatures.ts). Applies to
+ * one profile's verdict too.
  */
 export function beyondTrainedDoubt(label: string, all: Verdict[], lossOnly: boolean): string | null {
   if (!lossOnly) return null;
@@ -358,11 +359,12 @@ const MIN_COMBINED_POSTERIOR = 0.7;
  * whose flow lies outside the winner's trained shapes but favours it all the same (its own
  * likeliest class, no other class's flows clearly nearer), and which named nothing (no rule-based
  * claim either: a BBR rule's "other version" beside a BBRv1-like shape still vetoes BBRv1), does
- * not veto it when another profile holds the flow inside. WHY (session 59): at bottleneck rates no group is trained on, one
- * profile's flow often falls just outside the class its other profile holds (kernel CUBIC at
- * 700 kbit/s: nebby-50 CUBIC, nebby-100 "likeliest CUBIC but outside"); over every stored
- * held-out set then (1259 fused) this gave 10 more right answers (3 BBRv2, 3 BBRv3, 2 CUBIC,
- * Copa, YeAH) and no wrong one; judged on round AJ and on an open-set round at held-out rates.
+ * not veto it when another profile holds the flow inside. WHY (session 59): at bottleneck rates no
+ * group is trained on, one profile's flow often falls just outside the class its other profile
+ * holds (kernel CUBIC at 700 kbit/s: nebby-50 CUBIC, nebby-100 "likeliest CUBIC but outside");
+ * over every stored held-out set then (1259 fused) this gave 10 more right answers (3 BBRv2, 3
+ * BBRv3, 2 CUBIC, Copa, YeAH) and no wrong one; judged on rounds AJ and AK and an open-set round
+ * at held-out rates.
  * It must also be favoured by at least one profile on its own (its likeliest class there, with
  * no other class's trained flows clearly nearer: `favours`). WHY: a controller
  * never trained on often sits between classes, one profile leaning to X, the other to Y; the

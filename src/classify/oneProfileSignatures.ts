@@ -2,8 +2,10 @@
  * What one profile must show for an answer that rests on the groups trained beyond the model's
  * first conditions (lossBased.ts groupsNeedOutside) to be given from that profile alone
  * (fusion.ts beyondTrainedDoubt; otherwise two profiles whose shapes favour it are needed). Each
- * signature is the part of a controller's published design that no other lab controller shares,
- * read from the flow itself, so the learned shape is not all the answer rests on.
+ * signature is a part of the controller's published design read from the flow itself (a cut it
+ * makes, a queue it keeps, a curve it draws), so the learned shape is not all the answer rests on:
+ * for CUBIC, NewReno over QUIC and Vegas no other lab controller shows it; for Scalable and BIC it
+ * rules out the neighbours their shapes took from one profile (flows that never cut, a Vegas queue).
  */
 import type { JsonObject } from './json.js';
 import type { Verdict } from './verdict.js';
