@@ -92,6 +92,9 @@ function growthAlone(verdicts: Verdict[], judged: number): boolean {
 const backoffsPer100Rtt = (v: Verdict): number | undefined =>
   ((v.evidence?.classifiers?.['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor?.backoffsPer100Rtt as number | undefined);
 
+/** True when some rule-based classifier (not the learned shapes) named a CCA in this verdict's flow. */
+const ruleClaimed = (v: Verdict): boolean => (v.evidence?.claims ?? []).some((c) => c.classifier !== 'loss-based' && c.label !== UNKNOWN);
+
 /** A verdict's flow-level loss-based claim with its posterior, if the classifier judged it. */
 const lossClaimOf = (v: Verdict): Claim | undefined =>
   v.evidence?.claims.find((c) => c.classifier === 'loss-based' && c.scope === 'flow' && c.posterior);
@@ -356,10 +359,10 @@ const MIN_COMBINED_POSTERIOR = 0.7;
  * The loss-based posteriors of the profiles multiplied (naive Bayes across independent
  * traces of one server). The winner must lie inside its class's training distribution in
  * every profile that judged the flow: a controller never seen in training rarely does. A profile
- * whose flow lies outside the winner's trained shapes but favours it all the same (its own
- * likeliest class, no other class's flows clearly nearer), and which named nothing (no rule-based
- * claim either: a BBR rule's "other version" beside a BBRv1-like shape still vetoes BBRv1), does
- * not veto it when another profile holds the flow inside. WHY (session 59): at bottleneck rates no
+ * whose flow lies outside the winner's trained shapes but finds it likeliest all the same, and
+ * which named nothing (no rule-based claim either: a BBR rule's "other version" beside a
+ * BBRv1-like shape still vetoes BBRv1), does not veto it when another profile holds the flow
+ * inside and favours it there (the excused profile is no favour of its own). WHY (session 59): at bottleneck rates no
  * group is trained on, one profile's flow often falls just outside the class its other profile
  * holds (kernel CUBIC at 700 kbit/s: nebby-50 CUBIC, nebby-100 "likeliest CUBIC but outside");
  * over every stored held-out set then (1259 fused) this gave 10 more right answers (3 BBRv2, 3
@@ -394,10 +397,11 @@ export function combineLossPosteriors(verdicts: Verdict[]): { label: string; con
   for (const k of Object.keys(logp)) posterior[k] = Math.exp(logp[k] - m) / z;
   const [best, p] = likeliest(posterior);
   const insideOf = (c: Claim) => (c.inDistribution ?? []).includes(best);
-  // Profiles that named nothing at all (no rule-based claim of theirs either) and whose shape favours `best`.
-  const silentFavouring = new Set(verdicts.filter((v) => v.kind === 'unknown').map(lossClaimOf).filter((c) => c !== undefined && favours(c, best)));
+  // Profiles that named nothing at all, no rule-based claim of theirs either, whose shape favours `best`.
+  const silentFavouring = new Set(verdicts.filter((v) => v.kind === 'unknown' && !ruleClaimed(v)).map(lossClaimOf).filter((c) => c !== undefined && favours(c, best)));
   const inside = claims.some(insideOf) && claims.every((c) => insideOf(c) || silentFavouring.has(c)) && !vetoed.has(best);
-  const favoured = claims.some((c) => favours(c, best));
+  // Favoured by a profile that holds the flow inside: an excused outside profile cannot be all the favour.
+  const favoured = claims.some((c) => insideOf(c) && favours(c, best));
   const alone = growthAlone(verdicts, claims.length);
   const label = inside && favoured && p >= MIN_COMBINED_POSTERIOR && !alone ? best : UNKNOWN;
   const note = vetoed.has(best)

@@ -42,7 +42,7 @@ function measuredBeta(lossEvidence: JsonObject | undefined): number | null {
 }
 
 /** One back-off alone is too noisy to withhold an answer on. */
-const MIN_BACKOFFS_AGAINST_NEW_RENO = 2;
+export const MIN_BACKOFFS_AGAINST_NEW_RENO = 2;
 
 /**
  * A TCP profile's back-offs that NewReno cannot have made: at least two, read on the sender's whole
@@ -60,6 +60,12 @@ function notHalvingAboveLowWindow(lossEvidence: JsonObject | undefined): string 
   if (w?.transport !== 'tcp' || w.peakPackets === null || w.backoffs === null) return null;
   const shown = w.backoffs >= MIN_BACKOFFS_AGAINST_NEW_RENO && w.peakPackets >= LOW_WINDOW_PACKETS && w.beta > SHALLOWER_THAN_HALVING;
   return shown ? `${w.beta.toFixed(2)} of a ${Math.round(w.peakPackets)}-packet window (median of ${w.backoffs})` : null;
+}
+
+/** True when this profile's own back-offs (`measuredBeta`) kept more than halving: HSTCP's response shown in it. */
+export function showsHstcpCut(lossEvidence: JsonObject | undefined): boolean {
+  const beta = measuredBeta(lossEvidence);
+  return beta !== null && beta > SHALLOWER_THAN_HALVING;
 }
 
 /** Why a NewReno answer cannot stand: some TCP profile's back-offs from >= 38 packets kept more than halving (null: none did). */

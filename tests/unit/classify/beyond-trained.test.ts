@@ -132,11 +132,17 @@ describe('one-profile answers from the groups trained beyond, by signature (sess
     expect(fuseProfiles([v], { calibration }).label).toBe('Unknown');
   });
 
-  it('HSTCP, whose answer needs its shallower back-off anyway, is named from one profile', () => {
-    const v = read('tcp-highspeed');
+  it('HSTCP is named from one profile whose own back-offs kept more than halving, not from one that never cut', () => {
+    const v = read('tcp-highspeed', 'h-af-r700-35j1');
     expect(lossClaim(v).beyondTrained).toContain('HSTCP');
+    expect(whole(v).beta).toBeGreaterThan(0.53);
     expect(beyondTrainedDoubt('HSTCP', [v], true)).toBeNull();
     expect(fuseProfiles([v], { calibration }).label).toBe('HSTCP');
+    // Behind nebby-100 (550 kbit/s 130 ms away) the same server never cut after start-up: no HSTCP cut to read.
+    const uncut = read('tcp-highspeed', 'h-ae-r550-130j2');
+    expect(uncut.label).toBe('HSTCP');
+    expect(uncut.evidence!.classifiers['loss-based'].senderWindow).toBeFalsy();
+    expect(fuseProfiles([uncut], { calibration }).reason).toMatch(/or one showing a back-off shallower than halving$/);
   });
 
   it('Vegas keeping its few packets queued is named from one profile; Veno filling the buffer is not', () => {
@@ -182,5 +188,42 @@ describe('one-profile answers from the groups trained beyond, by signature (sess
     expect(whole(vegas).beta).toBeGreaterThanOrEqual(0.75);
     expect(vegas.evidence!.classifiers.akamai.queuedPackets).toBeLessThan(8);
     expect(fuseProfiles([vegas], { calibration }).label).toBe('Unknown');
+  });
+
+  describe('each signature reads the profile it names (evidence edited: pure logic)', () => {
+    type Edit = (loss: Record<string, any>, classifiers: Record<string, any>) => void;
+    const edited = (v: Verdict, edit: Edit): Verdict => {
+      const c = structuredClone(v);
+      edit(c.evidence!.classifiers['loss-based'] as Record<string, any>, c.evidence!.classifiers as Record<string, any>);
+      return c;
+    };
+    const doubt = (label: string, v: Verdict) => beyondTrainedDoubt(label, [v], true);
+
+    it('NewReno over QUIC: two back-offs or more, halving, not a drain', () => {
+      const v = read('aioquic-reno');
+      expect(doubt('NewReno', v)).toBeNull();
+      expect(doubt('NewReno', edited(v, (l) => { l.senderWindow.backoffs = 1; }))).not.toBeNull();
+      expect(doubt('NewReno', edited(v, (l) => { l.senderWindow.beta = 0.6; }))).not.toBeNull();
+      expect(doubt('NewReno', edited(v, (l) => { l.senderWindow.beta = 0.05; }))).not.toBeNull();
+    });
+
+    it('Scalable: a cut keeping more than half; BIC: 0.75-0.85 from a filled buffer', () => {
+      const scalable = read('tcp-scalable');
+      expect(doubt('Scalable', edited(scalable, (l) => { l.senderWindow.beta = 0.5; }))).not.toBeNull();
+      const bic = read('tcp-bic');
+      expect(doubt('BIC', bic)).toBeNull();
+      expect(doubt('BIC', edited(bic, (l) => { l.senderWindow.beta = 0.7; }))).not.toBeNull();
+      expect(doubt('BIC', edited(bic, (l) => { l.senderWindow.beta = 0.87; }))).not.toBeNull();
+    });
+
+    it("Vegas: at least its alpha queued; H-TCP: a cut after start-up and a convex rise", () => {
+      const vegas = read('tcp-vegas', 'h-ae-r550-130j2');
+      expect(doubt('Vegas', vegas)).toBeNull();
+      expect(doubt('Vegas', edited(vegas, (_, c) => { c.akamai.queuedPackets = 1; }))).not.toBeNull();
+      const htcp = read('tcp-htcp');
+      expect(doubt('HTCP', htcp)).toBeNull();
+      expect(doubt('HTCP', edited(htcp, (l) => { l.descriptor.curvature = -0.2; }))).not.toBeNull();
+      expect(doubt('HTCP', edited(htcp, (l) => { l.descriptor.backoffsPer100Rtt = 0; }))).not.toBeNull();
+    });
   });
 });

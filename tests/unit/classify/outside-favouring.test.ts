@@ -42,4 +42,14 @@ describe('a profile favouring the winner from outside its trained shapes', () =>
     expect(combineLossPosteriors([outside])?.label).toBe('Unknown');
     expect(fuseProfiles([outside], { calibration }).label).toBe('Unknown');
   });
+
+  it('still vetoes when it made a rule-based claim, or when the inside profile does not favour the winner (pure logic)', () => {
+    const claimed = structuredClone(outside);
+    claimed.evidence!.claims.push({ classifier: 'bbr', scope: 'flow', label: 'BBRv1', confidence: 0.6 });
+    expect(combineLossPosteriors([inside, claimed])?.label).toBe('Unknown');
+    // The inside profile's shape held nearer another class: the excused profile's favour is not enough.
+    const unfavoured = structuredClone(inside);
+    lossClaim(unfavoured).nearer = 'Illinois';
+    expect(combineLossPosteriors([unfavoured, outside])?.label).toBe('Unknown');
+  });
 });
