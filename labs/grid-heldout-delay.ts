@@ -109,5 +109,7 @@ export default defineGrid({
     { id: 'hd-aj-r750-50j2', axis: 'bottleneck', value: '750 kbit/s behind both Nebby profiles, 50 ms away, 2 ms jitter', path: { rttMs: 50, jitterMs: 2 }, profile: { rateKbit: 750 } },
     // Session 59, round AK (as in labs/grid-heldout.ts): chosen before AJ was read.
     { id: 'hd-ak-r1200-70j1', axis: 'bottleneck', value: '1.2 Mbit/s behind both Nebby profiles, 70 ms away, 1 ms jitter', path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 1200 } },
+    // Session 59, round AL (as in labs/grid-heldout.ts): chosen after AK was read.
+    { id: 'hd-al-r1500-40j1', axis: 'bottleneck', value: '1.5 Mbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 1500 } },
   ],
 });

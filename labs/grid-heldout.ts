@@ -297,5 +297,9 @@ export default defineGrid({
     { id: 'h-ak-r1200-70j1', axis: 'bottleneck', value: '1.2 Mbit/s behind both Nebby profiles, 70 ms away, 1 ms jitter', path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 1200 } },
     { id: 'h-ak-r320-60b3', axis: 'mixed', value: '320 kbit/s behind both Nebby profiles, 60 ms away, 3 BDP', path: { rttMs: 60 }, profile: { rateKbit: 320, buffer: { bdp: 3 } } },
     { id: 'h-ak-v2800-100j2', axis: 'bottleneck', value: 'video at 2.8 Mbit/s, 100 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 2 }, profile: { rateKbit: 2800 } },
+    // Session 59, round AL: chosen after AK was read, before any change judged on it was written.
+    { id: 'h-al-r1500-40j1', axis: 'bottleneck', value: '1.5 Mbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 1500 } },
+    { id: 'h-al-r200-70j2', axis: 'bottleneck', value: '200 kbit/s behind both Nebby profiles, 70 ms away, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 200 } },
+    { id: 'h-al-v1000-200j1', axis: 'bottleneck', value: 'video at 1 Mbit/s, 200 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 200, jitterMs: 1 }, profile: { rateKbit: 1000 } },
   ],
 });
