@@ -14,7 +14,7 @@
  * in segments: akamai.ts), kept in its explain() output.
  */
 import type { JsonObject } from './json.js';
-import { AKAMAI, MIN_QUEUED_PACKETS as FAST_MIN_QUEUED_PACKETS } from './classifiers/akamai.js';
+import { AKAMAI, MAX_QUEUED_PACKETS as FAST_MAX_QUEUED_PACKETS, MIN_QUEUED_PACKETS as FAST_MIN_QUEUED_PACKETS } from './classifiers/akamai.js';
 
 /**
  * Below Vegas's alpha (2) by half a packet, the error of the capture's BDP estimate. The evidence
@@ -55,7 +55,13 @@ export function vegasQueueWithheld(label: string, classifiers: Array<Record<stri
  * 800 kbit/s (held-out h-bn-800k-70j2, a 32-segment BDP no profile trains), keeping 4 queued, at 1.00.
  */
 export function akamaiQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
-  if (label !== AKAMAI || classifiers.some((c) => c?.akamai?.decision === AKAMAI)) return null;
+  if (label !== AKAMAI) return null;
+  // More than twice FAST's alpha queued in a profile: a level held by a window cap (akamai.ts MAX_QUEUED_PACKETS).
+  const capped = Math.max(...classifiers.map(queuedOf).filter((q): q is number => q !== null));
+  if (capped > FAST_MAX_QUEUED_PACKETS) {
+    return `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's level kept ${capped.toFixed(0)} (over ${FAST_MAX_QUEUED_PACKETS}, twice FAST's alpha) in a profile: a level held by a window cap (the receiver's or the sender's buffer) looks like this`;
+  }
+  if (classifiers.some((c) => c?.akamai?.decision === AKAMAI)) return null;
   const most = mostQueuedUnder(classifiers, FAST_MIN_QUEUED_PACKETS);
   return most === null ? null
     : `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's held level kept ${most.toFixed(1)} (under ${FAST_MIN_QUEUED_PACKETS}, twice Vegas's beta) without AkamaiCC's back-offs every 10-20 s: a delay-based sender with a small queue target (Vegas-like) looks like this`;

@@ -32,8 +32,17 @@ import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
 export const AKAMAI = 'AkamaiCC-like';
 /** Packets a held level must keep queued above the BDP to be FAST's: twice Vegas's beta (4). */
 export const MIN_QUEUED_PACKETS = 8;
+/**
+ * Packets a held level may keep queued above the BDP and still be FAST's: twice its alpha (20).
+ * FAST steers the queue to alpha whatever the buffer; a level held flat with far more queued and
+ * nothing lost is capped by a window (the receiver's, or the sender's buffer), not steered. WHY
+ * (session 59): held-out round AL, 1.5 Mbit/s behind nebby-100, where every kernel loss-based
+ * sender held 60 kB (438 packets queued, none lost) for 29 s and read AkamaiCC-like at 0.85-1.00
+ * (7 of 17 flows; FAST there kept 16.5-18.1).
+ */
+export const MAX_QUEUED_PACKETS = 40;
 /** The held-level signature's defaults: a fresh model's, and those of model files written before it existed. */
-const HELD_DEFAULTS = { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS };
+const HELD_DEFAULTS = { maxSpread: 0.08, minSeconds: 20, minPlateauShare: 0.85, minQueuedPackets: MIN_QUEUED_PACKETS, maxQueuedPackets: MAX_QUEUED_PACKETS };
 
 const paramsSchema = z.object({
   rate: rateOptionsSchema,
@@ -55,6 +64,8 @@ const paramsSchema = z.object({
     minPlateauShare: z.number().min(0).max(1),
     /** Packets queued above the BDP the held level must show (when the capture measured the BDP): twice Vegas's beta. */
     minQueuedPackets: z.number().nonnegative().default(MIN_QUEUED_PACKETS),
+    /** Packets queued above the BDP the held level may show at most: twice FAST's alpha (MAX_QUEUED_PACKETS). */
+    maxQueuedPackets: z.number().nonnegative().default(MAX_QUEUED_PACKETS),
   }).default(HELD_DEFAULTS),
 });
 export type AkamaiParams = z.infer<typeof paramsSchema>;
@@ -87,7 +98,7 @@ function analyse(f: FlowFeatures, p: AkamaiParams) {
   // Packets the held level keeps queued above the BDP (NaN when the capture did not measure the
   // pipe). The pipe's own segment size, the unit its BDP is in (not f.segmentBytes, read from the series).
   const queuedPackets = f.pipe ? rate.level / f.pipe.segmentBytes - f.pipe.bdpPackets : NaN;
-  const queueOk = !(queuedPackets < p.held.minQueuedPackets);
+  const queueOk = !(queuedPackets < p.held.minQueuedPackets) && !(queuedPackets > p.held.maxQueuedPackets);
   const held = rate.plateauSpread <= p.held.maxSpread && rate.plateauShare >= p.held.minPlateauShare && heldSeconds >= p.held.minSeconds && queueOk;
   const periodic = intervalsOk && flat && levelOk;
   return { rate, intervals, intervalsOk, levels, drift, flat, levelOk, heldSeconds, queuedPackets, held, periodic, match: periodic || held };
