@@ -11,7 +11,7 @@
 import type { JsonObject } from './json.js';
 import type { Verdict } from './verdict.js';
 import { MIN_BACKOFFS_AGAINST_NEW_RENO, SHALLOWER_THAN_HALVING, showsHstcpCut } from './hstcp.js';
-import { wholeWindowOf } from './senderWindow.js';
+import { wholeWindowOf, type WholeWindow } from './senderWindow.js';
 import { MIN_QUEUED_PACKETS as VEGAS_MIN_QUEUED, queuedOf } from './vegasQueue.js';
 import { MIN_QUEUED_PACKETS as FAST_MIN_QUEUED } from './classifiers/akamai.js';
 
@@ -19,6 +19,12 @@ const lossEvidence = (v: Verdict): JsonObject | undefined => v.evidence?.classif
 const descriptorOf = (v: Verdict): Record<string, unknown> =>
   ((lossEvidence(v) as { descriptor?: Record<string, unknown> } | undefined)?.descriptor ?? {});
 const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** The profile's back-offs read on the sender's whole window, when it made at least `atLeast` of them (else null). */
+function cutsOf(v: Verdict, atLeast = 1): WholeWindow | null {
+  const w = wholeWindowOf(lossEvidence(v));
+  return w !== null && (w.backoffs ?? 0) >= atLeast ? w : null;
+}
 
 /**
  * Deeper than this is a drain, not a cut: the bbr rule's ProbeRTT drain falls below 10% of the
@@ -34,9 +40,8 @@ const DRAIN_DEPTH = 0.1;
  * HSTCP below 38 packets halve as well.
  */
 function quicHalvesItsWindow(v: Verdict): boolean {
-  const w = wholeWindowOf(lossEvidence(v));
-  return w !== null && w.transport === 'quic' && (w.backoffs ?? 0) >= MIN_BACKOFFS_AGAINST_NEW_RENO
-    && w.beta > DRAIN_DEPTH && w.beta <= SHALLOWER_THAN_HALVING;
+  const w = cutsOf(v, MIN_BACKOFFS_AGAINST_NEW_RENO);
+  return w !== null && w.transport === 'quic' && w.beta > DRAIN_DEPTH && w.beta <= SHALLOWER_THAN_HALVING;
 }
 
 /** True when this profile's own back-offs kept more than halving (hstcp.ts): HSTCP's response from 38 packets up. */
@@ -73,8 +78,8 @@ function htcpRisesConvex(v: Verdict): boolean {
  * also holds other buffer-fillers (fusion.ts uncutAimdDoubt's reasoning).
  */
 function scalableCutsShallow(v: Verdict): boolean {
-  const w = wholeWindowOf(lossEvidence(v));
-  return w !== null && (w.backoffs ?? 0) >= 1 && w.beta > SHALLOWER_THAN_HALVING;
+  const w = cutsOf(v);
+  return w !== null && w.beta > SHALLOWER_THAN_HALVING;
 }
 
 /** BIC's cut keeps 819/1024 of the window (Linux); between CUBIC's 0.7 and Scalable's 0.875. */
@@ -86,9 +91,9 @@ const BIC_KEEPS = { from: 0.75, below: 0.85 };
  * vegasKeepsItsQueue reads, the same bound from the other side), a loss-based sender's.
  */
 function bicCutsToEightTenths(v: Verdict): boolean {
-  const w = wholeWindowOf(lossEvidence(v));
+  const w = cutsOf(v);
   const q = queuedOf(v.evidence?.classifiers);
-  return w !== null && (w.backoffs ?? 0) >= 1 && w.beta >= BIC_KEEPS.from && w.beta < BIC_KEEPS.below && q !== null && q >= FAST_MIN_QUEUED;
+  return w !== null && w.beta >= BIC_KEEPS.from && w.beta < BIC_KEEPS.below && q !== null && q >= FAST_MIN_QUEUED;
 }
 
 /**
