@@ -111,5 +111,8 @@ export default defineGrid({
     { id: 'hd-ak-r1200-70j1', axis: 'bottleneck', value: '1.2 Mbit/s behind both Nebby profiles, 70 ms away, 1 ms jitter', path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 1200 } },
     // Session 59, round AL (as in labs/grid-heldout.ts): chosen after AK was read.
     { id: 'hd-al-r1500-40j1', axis: 'bottleneck', value: '1.5 Mbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 1500 } },
+    // Session 60, rounds AM and AN (as in labs/grid-heldout.ts): chosen at the session's start.
+    { id: 'hd-am-r1m-130j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 130 ms away, 1 ms jitter', path: { rttMs: 130, jitterMs: 1 }, profile: { rateKbit: 1000 } },
+    { id: 'hd-an-r2000-60j2', axis: 'bottleneck', value: '2 Mbit/s behind both Nebby profiles, 60 ms away, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { rateKbit: 2000 } },
   ],
 });

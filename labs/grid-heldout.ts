@@ -301,5 +301,13 @@ export default defineGrid({
     { id: 'h-al-r1500-40j1', axis: 'bottleneck', value: '1.5 Mbit/s behind both Nebby profiles, 40 ms away, 1 ms jitter', path: { rttMs: 40, jitterMs: 1 }, profile: { rateKbit: 1500 } },
     { id: 'h-al-r200-70j2', axis: 'bottleneck', value: '200 kbit/s behind both Nebby profiles, 70 ms away, 2 ms jitter', path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 200 } },
     { id: 'h-al-v1000-200j1', axis: 'bottleneck', value: 'video at 1 Mbit/s, 200 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 200, jitterMs: 1 }, profile: { rateKbit: 1000 } },
+    // Session 60, rounds AM and AN: chosen at the session's start, before any change of session 60;
+    // AM judges changes made before it is read, AN those made after AM is read.
+    { id: 'h-am-r1000-130j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 130 ms away, 1 ms jitter', path: { rttMs: 130, jitterMs: 1 }, profile: { rateKbit: 1000 } },
+    { id: 'h-am-r300-30j2', axis: 'bottleneck', value: '300 kbit/s behind both Nebby profiles, 30 ms away, 2 ms jitter', path: { rttMs: 30, jitterMs: 2 }, profile: { rateKbit: 300 } },
+    { id: 'h-am-v2400-70j1', axis: 'bottleneck', value: 'video at 2.4 Mbit/s, 70 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 70, jitterMs: 1 }, profile: { rateKbit: 2400 } },
+    { id: 'h-an-r2000-60j2', axis: 'bottleneck', value: '2 Mbit/s behind both Nebby profiles, 60 ms away, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { rateKbit: 2000 } },
+    { id: 'h-an-r450-140j1', axis: 'bottleneck', value: '450 kbit/s behind both Nebby profiles, 140 ms away, 1 ms jitter', path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 450 } },
+    { id: 'h-an-v3000-50j1', axis: 'bottleneck', value: 'video at 3 Mbit/s, 50 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 50, jitterMs: 1 }, profile: { rateKbit: 3000 } },
   ],
 });
