@@ -216,7 +216,7 @@ const TRAINED_ALONE_SURE = 0.9;
  * judged at all). An answer among them rests on the added groups (fusion.ts beyondTrainedDoubt).
  * Empty when no such group judged the flow.
  */
-function namedBeyondTrained(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], f: FlowFeatures, inDistribution: string[], featureNames: readonly string[], othersHeldNothing: boolean): string[] {
+function namedBeyondTrained(gnb: LossBasedParams['gnb'], need: LossBasedParams['groupsNeedOutside'], f: FlowFeatures, inDistribution: string[], featureNames: readonly string[], othersHeldNothing: boolean, nearerFactor: number | undefined): string[] {
   const mine = sameTransport(gnb, f.transport);
   // The gates whose groups judged this flow (the others were shut by outsideGroups, or hold no group of its transport).
   const open = Object.entries(need ?? {}).filter(([suffix]) => mine.classes.some((c) => c.label.endsWith(suffix)));
@@ -227,8 +227,23 @@ function namedBeyondTrained(gnb: LossBasedParams['gnb'], need: LossBasedParams['
   // Re-priced before the transport filter, as predictLoss judges the flow.
   const p = predictGnb(sameTransport(withoutSuffixes(gnb, open.map(([suffix]) => suffix)), f.transport), descriptorFor(featureNames, f.shape));
   const best = Object.entries(perLabel(p.posterior)).reduce<[string, number] | null>((a, b) => (a === null || b[1] > a[1] ? b : a), null);
-  const heldBefore = best !== null && best[1] >= TRAINED_ALONE_SURE && p.inDistribution.some((k) => labelOf(k) === best[0]) ? best[0] : null;
+  const heldBefore = best !== null && best[1] >= TRAINED_ALONE_SURE && p.inDistribution.some((k) => labelOf(k) === best[0]) && !nearerWithout(p, best[0], nearerFactor) ? best[0] : null;
   return inDistribution.filter((l) => l !== heldBefore);
+}
+
+/**
+ * Whether, in a reading without the added groups, another label's trained flows held the flow
+ * clearly more closely than `label`'s (as nearerClass). WHY (session 60): with more rounds added
+ * beyond the trained conditions, a held-out HSTCP flow behind `video` 200 ms away read Veno at 1.00
+ * from one profile: the trained groups alone said Veno at 1.00 but held it nearer as Vegas (the
+ * answer was withheld), and the added groups' Veno flows lifted that veto, so the answer was theirs.
+ */
+function nearerWithout(p: ReturnType<typeof predictGnb>, label: string, factor: number | undefined): boolean {
+  if (factor === undefined) return false;
+  const ratio: Record<string, number> = {};
+  for (const k of p.inDistribution) ratio[labelOf(k)] = Math.min(ratio[labelOf(k)] ?? Infinity, p.gateRatio[k]);
+  const own = ratio[label];
+  return Number.isFinite(own) && Object.entries(ratio).some(([l, r]) => l !== label && r * factor < own);
 }
 
 /** Flows with no measured shape feature at all cannot be judged. */
@@ -279,7 +294,7 @@ function predictWith(params: LossBasedParams, f: FlowFeatures, gated: LossBasedP
   const inside = p.inDistribution.filter(holds);
   const inDistribution = [...new Set(inside.map(labelOf))].sort();
   for (const l of inDistribution) delete idleBeyond[l];
-  const beyondTrained = namedBeyondTrained(gated, params.groupsNeedOutside, f, inDistribution, params.gnb.featureNames, othersHeldNothing);
+  const beyondTrained = namedBeyondTrained(gated, params.groupsNeedOutside, f, inDistribution, params.gnb.featureNames, othersHeldNothing, params.gnb.oodNearest ? params.nearerClassFactor : undefined);
   const gateRatio: Record<string, number> = {};
   // A subclass the idle check shut out is not "nearer" either (nearerClass), and a label's own
   // ratio is then its remaining groups' (the claim's gateRatio, a calibration input, follows).
