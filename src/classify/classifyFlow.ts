@@ -16,7 +16,7 @@ import { seriesGate } from './validate.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict, type VerdictConditions } from './verdict.js';
 import { checkEnvelope, UPSTREAM_LOSS_AXIS, VERDICT_INSIDE_SCALES, type EnvelopeCheck } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
-import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
+import { BBR_V1, BBR_V2, BBR_V3, type V1BackingEvidence } from './classifiers/bbr.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -163,6 +163,22 @@ export function probeRttOverShape(d: FlowDecision, claims: Claim[], bbrEvidence:
   return { ...rest, reason: `${rest.reason}; the learned shape's ${said} set aside: a loss-based controller does not give up its window at ProbeRTT's spacing` };
 }
 
+/**
+ * The bbr rule's BBRv2 signature (a cruise and ProbeRTT every ~5 s) is BBRv3's too: both enter
+ * ProbeRTT every 5 s (IETF BBR draft, ProbeRTTInterval). Where the model knows BBRv3, a BBRv2
+ * answer resting on that rhythm alone, the learned shapes not naming BBRv2, is Unknown. WHY
+ * (session 60): over every stored held-out set and committed fixture (about 4000 single-profile
+ * flows) the rule named BBRv2 once, a lab BBRv3 in a 0.6-BDP buffer 90 ms away; with more groups
+ * trained beyond the first conditions its learned shape no longer said BBRv1 and the rule's
+ * BBRv2 stood at 0.95 fused.
+ */
+export function sharedV2Rhythm(d: FlowDecision, claims: Claim[], modelLabels: readonly string[]): FlowDecision {
+  if (d.kind !== 'cca' || d.label !== BBR_V2 || !modelLabels.includes(BBR_V3)) return d;
+  if (claims.some((c) => c.classifier === 'loss-based' && c.label === BBR_V2)) return d;
+  return { label: UNKNOWN, kind: 'unknown', confidence: 0,
+    reason: `BBR-like, version not shown: ${d.reason}, which BBRv2 and BBRv3 share (both enter ProbeRTT every 5 s), and the learned shapes did not name the version` };
+}
+
 /** An answer whose own signature the trace does not show is Unknown (fusion.ts signatureNotShown). */
 function unshownSignature(d: FlowDecision, explained: Record<string, JsonObject>): FlowDecision {
   const why = d.kind === 'cca' ? signatureNotShown(d.label, [explained]) : null;
@@ -280,7 +296,7 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     explained[c.name] = c.explain(f, params);
   }
   // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
-  const d = unshownSignature(unbackedBbrV1(requestLimited(f, probeRttOverShape(decideFromClaims(claims), claims, explained.bbr), claims), explained.bbr), explained);
+  const d = unshownSignature(sharedV2Rhythm(unbackedBbrV1(requestLimited(f, probeRttOverShape(decideFromClaims(claims), claims, explained.bbr), claims), explained.bbr), claims, model.classes), explained);
   return {
     schemaVersion: 1,
     label: d.label,

@@ -8,7 +8,7 @@ import { jsonNumber, type JsonObject } from './json.js';
 import { UNKNOWN, type Claim } from './types.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type Verdict, type VerdictKind } from './verdict.js';
 import { AKAMAI } from './classifiers/akamai.js';
-import { BBR_V1, type V1BackingEvidence } from './classifiers/bbr.js';
+import { BBR_V1, BBR_V2, BBR_V3, type V1BackingEvidence } from './classifiers/bbr.js';
 import { calibrate, type Calibrations } from './calibration.js';
 import { hstcpWithheld, newRenoWithheld } from './hstcp.js';
 import { drainsWithheld } from './drains.js';
@@ -548,6 +548,11 @@ function fuseJudged(all: Verdict[]): Verdict {
   }
   const unshown = labels.length === 1 ? signatureNotShown(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
   if (unshown) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unshown };
+  if (labels.length === 1 && labels[0] === BBR_V2 && (!loss || loss.label !== BBR_V2) && verdicts.some((v) => lossClaimOf(v)?.posterior?.[BBR_V3] !== undefined)) {
+    // As classifyFlow.ts sharedV2Rhythm: the rule's ~5 s ProbeRTT rhythm is BBRv3's too.
+    return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
+      reason: 'BBR-like, version not shown: a cruise and ProbeRTT every ~5 s, which BBRv2 and BBRv3 share, and the learned shapes did not name the version' };
+  }
   if (labels.length === 1 && labels[0] === BBR_V1) {
     const unbacked = bbrV1Unbacked(verdicts);
     if (unbacked) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unbacked };

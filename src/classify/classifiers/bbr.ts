@@ -23,6 +23,8 @@ import { defaultRateOptions, rateOptionsSchema } from './rateOptions.js';
 
 export const BBR_V1 = 'BBRv1';
 export const BBR_V2 = 'BBRv2';
+/** The lab's third BBR version: a learned class (since session 31), no rule names it. */
+export const BBR_V3 = 'BBRv3';
 export const BBR_OTHER = 'BBR (other version)';
 
 const range = z.object({ min: z.number(), max: z.number() });
