@@ -38,7 +38,9 @@ describe('loss on the server\'s side', () => {
   it('does not read a loss-based shape there', () => {
     for (const v of judged('tcp-cubic')) {
       expect(v.label).toBe('Unknown');
-      expect(v.reason).toMatch(/loss before the capture point \d+\.\d\d times the loss rate a one-BDP window meets on its own \(trained up to 0\.00 times/);
+      // Which axis the reason names depends on the nearest trained rows: since session 60 the
+      // envelope holds a round with 0.3% loss on the server's side (AC, in `.beyond2`), 90 ms away.
+      expect(v.reason).toMatch(/^conditions unlike any the model was trained under: (loss before the capture point|BDP)/);
       expect(v.conditions?.inside).toBe(false);
     }
   });
@@ -48,7 +50,7 @@ describe('loss on the server\'s side', () => {
     const named = bbr.filter((v) => v.label === 'BBRv1');
     expect(named.length).toBeGreaterThan(0);
     for (const v of named) {
-      expect(v.reason).toMatch(/ProbeRTT signature read under loss before the capture point/);
+      expect(v.reason).toMatch(/its ProbeRTT signature read under /);
       expect(v.conditions?.inside).toBe(true);
       expect(v.conditions?.outsideReason).toBeNull();
       expect(v.conditions?.skippedAxes).toEqual([UPSTREAM_LOSS_AXIS]);
