@@ -114,5 +114,7 @@ export default defineGrid({
     // Session 60, rounds AM and AN (as in labs/grid-heldout.ts): chosen at the session's start.
     { id: 'hd-am-r1m-130j1', axis: 'bottleneck', value: '1 Mbit/s behind both Nebby profiles, 130 ms away, 1 ms jitter', path: { rttMs: 130, jitterMs: 1 }, profile: { rateKbit: 1000 } },
     { id: 'hd-an-r2000-60j2', axis: 'bottleneck', value: '2 Mbit/s behind both Nebby profiles, 60 ms away, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { rateKbit: 2000 } },
+    // Session 60, round AO (as in labs/grid-heldout.ts): chosen after AM and AN were read.
+    { id: 'hd-ao-r1600-90j2', axis: 'bottleneck', value: '1.6 Mbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 1600 } },
   ],
 });

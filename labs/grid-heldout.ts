@@ -309,5 +309,9 @@ export default defineGrid({
     { id: 'h-an-r2000-60j2', axis: 'bottleneck', value: '2 Mbit/s behind both Nebby profiles, 60 ms away, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { rateKbit: 2000 } },
     { id: 'h-an-r450-140j1', axis: 'bottleneck', value: '450 kbit/s behind both Nebby profiles, 140 ms away, 1 ms jitter', path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 450 } },
     { id: 'h-an-v3000-50j1', axis: 'bottleneck', value: 'video at 3 Mbit/s, 50 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 50, jitterMs: 1 }, profile: { rateKbit: 3000 } },
+    // Session 60, round AO: chosen after AM and AN were read, before any change judged on it.
+    { id: 'h-ao-r1600-90j2', axis: 'bottleneck', value: '1.6 Mbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 1600 } },
+    { id: 'h-ao-r350-110j1', axis: 'bottleneck', value: '350 kbit/s behind both Nebby profiles, 110 ms away, 1 ms jitter', path: { rttMs: 110, jitterMs: 1 }, profile: { rateKbit: 350 } },
+    { id: 'h-ao-v2000-140j1', axis: 'bottleneck', value: 'video at 2 Mbit/s, 140 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 2000 } },
   ],
 });
