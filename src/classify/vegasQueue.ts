@@ -57,7 +57,8 @@ export function vegasQueueWithheld(label: string, classifiers: Array<Record<stri
  * packets in each of 129 stored FAST profiles without loss on the server's side), while open-set
  * kernel NV at 600 kbit/s 80 ms away kept 14-15 through nebby-50 and 12 under the BDP through
  * nebby-100, and read AkamaiCC-like at 0.99-1.00 fused once more groups were trained beyond the
- * first conditions.
+ * first conditions. Not always so: round AN, read after, had lab FAST behind nebby-100 at 2 Mbit/s
+ * keep 0.2, -1.5 and 1.7 (its fused answers were Unknown for other reasons under either rule).
  */
 export function akamaiQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (label !== AKAMAI) return null;
