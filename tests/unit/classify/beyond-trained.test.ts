@@ -154,12 +154,13 @@ describe('one-profile answers from the groups trained beyond, by signature (sess
     expect(vegas.evidence!.classifiers.akamai.queuedPackets).toBeLessThan(8);
     expect(fuseProfiles([vegas], { calibration }).label).toBe('Vegas');
     // Kernel Veno 140 ms away, whose shape the groups alone named Vegas at 0.94, kept 28 queued.
+    // Since session 60 a Vegas answer from a profile keeping twice Vegas's beta or more is withheld
+    // in the flow's own verdict too (vegasQueue.ts vegasQueueWithheld).
     const veno = read('tcp-veno');
-    expect(veno.label).toBe('Vegas');
+    expect(veno.label).toBe('Unknown');
+    expect(veno.reason).toMatch(/Vegas keeps 2-4 packets queued .*a loss-based sender filling the buffer/);
     expect(veno.evidence!.classifiers.akamai.queuedPackets).toBeGreaterThan(8);
-    const single = fuseProfiles([veno], { calibration });
-    expect(single.label).toBe('Unknown');
-    expect(single.reason).toMatch(/or one showing 1.5-8 packets queued above the BDP$/);
+    expect(fuseProfiles([veno], { calibration }).label).toBe('Unknown');
   });
 
   it('H-TCP rising convex after its cuts is named from one profile; kernel BBR whose level fell is not', () => {
