@@ -6,7 +6,7 @@ import type { BifSeries } from '../trace/types.js';
 import type { PipelineConfig } from './config.js';
 import { EXCLUDED_APP_LIMITED, EXCLUDED_NONE } from './exclusion.js';
 import { activeCount, extractFlowFeatures, type FlowFeatures } from './features.js';
-import { decideFromClaims, probeRttOutweighs, signatureNotShown, type FlowDecision } from './fusion.js';
+import { decideFromClaims, probeRttOutweighs, signatureNotShown, v2FromRhythmAlone, type FlowDecision } from './fusion.js';
 import { jsonNumber, type JsonObject } from './json.js';
 import type { Model } from './model.js';
 import { classifierRegistry } from './registry.js';
@@ -16,7 +16,7 @@ import { seriesGate } from './validate.js';
 import { APP_LIMITED, SHORT_FLOW, shapeClusterOf, type FlowEvidence, type SegmentEvidence, type Verdict, type VerdictConditions } from './verdict.js';
 import { checkEnvelope, UPSTREAM_LOSS_AXIS, VERDICT_INSIDE_SCALES, type EnvelopeCheck } from './envelope.js';
 import { disturbedReason, type HostDisturbance } from './disturbance.js';
-import { BBR_V1, BBR_V2, BBR_V3, type V1BackingEvidence } from './classifiers/bbr.js';
+import { BBR_V1, BBR_V2, type V1BackingEvidence } from './classifiers/bbr.js';
 
 const MAX_DRAW_POINTS = 512;
 
@@ -165,16 +165,16 @@ export function probeRttOverShape(d: FlowDecision, claims: Claim[], bbrEvidence:
 
 /**
  * The bbr rule's BBRv2 signature (a cruise and ProbeRTT every ~5 s) is BBRv3's too: both enter
- * ProbeRTT every 5 s (IETF BBR draft, ProbeRTTInterval). Where the model knows BBRv3, a BBRv2
- * answer resting on that rhythm alone, the learned shapes not naming BBRv2, is Unknown. WHY
+ * ProbeRTT every 5 s (IETF BBR draft, ProbeRTTInterval). Where the model knows BBRv3 for the
+ * flow's transport, a BBRv2 answer resting on that rhythm alone, the learned shapes not naming
+ * BBRv2, is Unknown (fusion.ts v2FromRhythmAlone, which the fusion reads too). WHY
  * (session 60): over every stored held-out set and committed fixture (about 4000 single-profile
  * flows) the rule named BBRv2 once, a lab BBRv3 in a 0.6-BDP buffer 90 ms away; with more groups
  * trained beyond the first conditions its learned shape no longer said BBRv1 and the rule's
  * BBRv2 stood at 0.95 fused.
  */
-export function sharedV2Rhythm(d: FlowDecision, claims: Claim[], modelLabels: readonly string[]): FlowDecision {
-  if (d.kind !== 'cca' || d.label !== BBR_V2 || !modelLabels.includes(BBR_V3)) return d;
-  if (claims.some((c) => c.classifier === 'loss-based' && c.label === BBR_V2)) return d;
+export function sharedV2Rhythm(d: FlowDecision, claims: Claim[]): FlowDecision {
+  if (d.kind !== 'cca' || d.label !== BBR_V2 || !v2FromRhythmAlone(claims)) return d;
   return { label: UNKNOWN, kind: 'unknown', confidence: 0,
     reason: `BBR-like, version not shown: ${d.reason}, which BBRv2 and BBRv3 share (both enter ProbeRTT every 5 s), and the learned shapes did not name the version` };
 }
@@ -296,7 +296,7 @@ function classifyShape(series: BifSeries, model: Model): Verdict {
     explained[c.name] = c.explain(f, params);
   }
   // The bbr classifier's explain() already judged whether a BBRv1 answer is backed (TCP only).
-  const d = unshownSignature(sharedV2Rhythm(unbackedBbrV1(requestLimited(f, probeRttOverShape(decideFromClaims(claims), claims, explained.bbr), claims), explained.bbr), claims, model.classes), explained);
+  const d = unshownSignature(sharedV2Rhythm(unbackedBbrV1(requestLimited(f, probeRttOverShape(decideFromClaims(claims), claims, explained.bbr), claims), explained.bbr), claims), explained);
   return {
     schemaVersion: 1,
     label: d.label,

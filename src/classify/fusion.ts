@@ -92,6 +92,18 @@ function growthAlone(verdicts: Verdict[], judged: number): boolean {
 const backoffsPer100Rtt = (v: Verdict): number | undefined =>
   ((v.evidence?.classifiers?.['loss-based'] as { descriptor?: Record<string, unknown> } | undefined)?.descriptor?.backoffsPer100Rtt as number | undefined);
 
+/**
+ * True when a BBRv2 answer among these claims (one flow's, or every profile's of a measurement)
+ * would rest on the bbr rule's ~5 s ProbeRTT rhythm alone where the learned shapes know BBRv3: no
+ * loss-based claim named BBRv2, and a loss-based posterior holds BBRv3 (the model has that class
+ * for the flow's transport). Both BBR versions enter ProbeRTT every 5 s (IETF BBR draft), so the
+ * rhythm does not tell them apart (classifyFlow.ts sharedV2Rhythm; the fusion reads it the same way).
+ */
+export function v2FromRhythmAlone(claims: Claim[]): boolean {
+  const shapes = claims.filter((c) => c.classifier === 'loss-based');
+  return !shapes.some((c) => c.label === BBR_V2) && shapes.some((c) => c.posterior?.[BBR_V3] !== undefined);
+}
+
 /** True when some rule-based classifier (not the learned shapes) named a CCA in this verdict's flow. */
 const ruleClaimed = (v: Verdict): boolean => (v.evidence?.claims ?? []).some((c) => c.classifier !== 'loss-based' && c.label !== UNKNOWN);
 
@@ -548,8 +560,7 @@ function fuseJudged(all: Verdict[]): Verdict {
   }
   const unshown = labels.length === 1 ? signatureNotShown(labels[0], verdicts.map((v) => v.evidence?.classifiers)) : null;
   if (unshown) return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null, reason: unshown };
-  if (labels.length === 1 && labels[0] === BBR_V2 && (!loss || loss.label !== BBR_V2) && verdicts.some((v) => lossClaimOf(v)?.posterior?.[BBR_V3] !== undefined)) {
-    // As classifyFlow.ts sharedV2Rhythm: the rule's ~5 s ProbeRTT rhythm is BBRv3's too.
+  if (labels.length === 1 && labels[0] === BBR_V2 && loss?.label !== BBR_V2 && v2FromRhythmAlone(verdicts.flatMap((v) => v.evidence?.claims ?? []))) {
     return { ...base, label: UNKNOWN, kind: 'unknown', confidence: 0, shapeCluster: null,
       reason: 'BBR-like, version not shown: a cruise and ProbeRTT every ~5 s, which BBRv2 and BBRv3 share, and the learned shapes did not name the version' };
   }

@@ -1,8 +1,9 @@
 /**
  * Vegas steers its window to keep alpha-beta packets queued at the bottleneck (Brakmo &
  * Peterson; Linux's alpha 2, beta 4), so the level it holds sits a few packets above the BDP. A
- * flow whose level kept under MIN_QUEUED_PACKETS queued in every profile is not named Vegas,
- * whatever its learned shape says. WHY (session 46): lab BBRv2 behind `video` 80-150 ms away
+ * flow whose level kept under MIN_QUEUED_PACKETS queued in every profile, or twice Vegas's beta or
+ * more in every profile (session 60: vegasQueueWithheld), is not named Vegas, whatever its learned
+ * shape says. WHY (session 46): lab BBRv2 behind `video` 80-150 ms away
  * cruises flat at the BDP with no ProbeRTT drain to read in 30 s (drains.ts), and the Vegas class
  * took it at 1.00 (the held-out hd-video-110j2; leaving either `video` far group out, too). Over
  * every stored lab set the Vegas flows named Vegas kept 2.9-5.8 packets queued; the BBRv2 flows
@@ -28,16 +29,21 @@ export const queuedOf = (c: Record<string, JsonObject> | undefined): number | nu
   return typeof q === 'number' && Number.isFinite(q) ? q : null;
 };
 
+/** The queues the profiles that measured one kept (queuedOf), in profile order. */
+const measuredQueues = (classifiers: Array<Record<string, JsonObject> | undefined>): number[] =>
+  classifiers.map(queuedOf).filter((q): q is number => q !== null);
+
 /** The most any profile kept queued, when each that measured a queue kept under `bound` (null: none measured one, or one kept `bound` or more). */
 function mostQueuedUnder(classifiers: Array<Record<string, JsonObject> | undefined>, bound: number): number | null {
-  const queues = classifiers.map(queuedOf).filter((q): q is number => q !== null);
+  const queues = measuredQueues(classifiers);
   return queues.length === 0 || queues.some((q) => q >= bound) ? null : Math.max(...queues);
 }
 
 /**
- * Why Vegas cannot stand (null: another label, a profile kept Vegas's queue, or none measured it):
- * every profile that measured a queue kept under its alpha (a sender cruising at the BDP), or
- * every one kept twice its beta or more (a sender filling the buffer). WHY the upper side (session
+ * Why Vegas cannot stand (null: another label, none measured a queue, or the profiles' queues are
+ * not all on one side: a profile kept 1.5-8, or one kept under 1.5 and another 8 or more, which
+ * this does not judge): every profile that measured a queue kept under its alpha (a sender
+ * cruising at the BDP), or every one kept twice its beta or more (a sender filling the buffer). WHY the upper side (session
  * 60): over every stored set through round AN, 81 of 82 fused Vegas answers were right, each with a
  * profile keeping 3.0-6.8 packets (kernel Vegas falls back to Reno when it gets too few RTT
  * samples and then fills the buffer behind one profile: up to 142 there); the wrong one, kernel
@@ -47,7 +53,7 @@ export function vegasQueueWithheld(label: string, classifiers: Array<Record<stri
   if (label !== 'Vegas') return null;
   const most = mostQueuedUnder(classifiers, MIN_QUEUED_PACKETS);
   if (most !== null) return `Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept ${most.toFixed(1)} (under ${MIN_QUEUED_PACKETS}): a sender cruising at the BDP (BBR-like) looks like this`;
-  const queues = classifiers.map(queuedOf).filter((q): q is number => q !== null);
+  const queues = measuredQueues(classifiers);
   const least = queues.length ? Math.min(...queues) : null;
   return least === null || least < FAST_MIN_QUEUED_PACKETS ? null
     : `Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept ${least.toFixed(1)} or more${queues.length > 1 ? ' in every profile' : ''} (${FAST_MIN_QUEUED_PACKETS} or more, twice Vegas's beta): a loss-based sender filling the buffer looks like this`;
@@ -66,7 +72,8 @@ export function vegasQueueWithheld(label: string, classifiers: Array<Record<stri
  * the shipped model keeps the default). WHY (session 52): the learned class took kernel Vegas at
  * 800 kbit/s (held-out h-bn-800k-70j2, a 32-segment BDP no profile trains), keeping 4 queued, at 1.00.
  * One profile under the bound is enough (session 60): FAST steers to alpha in every profile (16.5-19.1
- * packets in each of 129 stored FAST profiles without loss on the server's side), while open-set
+ * packets in each of the 129 FAST profiles stored on this machine without loss on the server's side:
+ * held-out rounds of sessions 54-60 through AM, and the committed fixtures), while open-set
  * kernel NV at 600 kbit/s 80 ms away kept 14-15 through nebby-50 and 12 under the BDP through
  * nebby-100, and read AkamaiCC-like at 0.99-1.00 fused once more groups were trained beyond the
  * first conditions. Not always so: round AN, read after, had lab FAST behind nebby-100 at 2 Mbit/s
@@ -75,12 +82,12 @@ export function vegasQueueWithheld(label: string, classifiers: Array<Record<stri
 export function akamaiQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (label !== AKAMAI) return null;
   // More than twice FAST's alpha queued in a profile: a level held by a window cap (akamai.ts MAX_QUEUED_PACKETS).
-  const capped = Math.max(...classifiers.map(queuedOf).filter((q): q is number => q !== null));
+  const capped = Math.max(...measuredQueues(classifiers));
   if (capped > FAST_MAX_QUEUED_PACKETS) {
     return `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's level kept ${capped.toFixed(0)} (over ${FAST_MAX_QUEUED_PACKETS}, twice FAST's alpha) in a profile: a level held by a window cap (the receiver's or the sender's buffer) looks like this`;
   }
   if (classifiers.some((c) => c?.akamai?.decision === AKAMAI)) return null;
-  const queues = classifiers.map(queuedOf).filter((q): q is number => q !== null);
+  const queues = measuredQueues(classifiers);
   const least = queues.length ? Math.min(...queues) : null;
   return least === null || least >= FAST_MIN_QUEUED_PACKETS ? null
     : `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's held level kept ${least.toFixed(1)}${queues.length > 1 ? ' in a profile' : ''} (under ${FAST_MIN_QUEUED_PACKETS}, twice Vegas's beta) without AkamaiCC's back-offs every 10-20 s: a delay-based sender with a small queue target (Vegas-like) looks like this`;

@@ -233,7 +233,9 @@ function namedBeyondTrained(gnb: LossBasedParams['gnb'], need: LossBasedParams['
 
 /**
  * Whether, in a reading without the added groups, another label's trained flows held the flow
- * clearly more closely than `label`'s (as nearerClass). WHY (session 60): with more rounds added
+ * clearly more closely than `label`'s (as nearerClass, but before the link-idle check: a group
+ * that check would shut out still counts here, which can only leave more answers resting on the
+ * added groups, so one profile gives fewer of them). WHY (session 60): with more rounds added
  * beyond the trained conditions, a held-out HSTCP flow behind `video` 200 ms away read Veno at 1.00
  * from one profile: the trained groups alone said Veno at 1.00 but held it nearer as Vegas (the
  * answer was withheld), and the added groups' Veno flows lifted that veto, so the answer was theirs.

@@ -12,14 +12,14 @@ import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
 import type { Verdict } from '../../../src/classify/verdict.js';
 import { toSeries } from '../../../src/train/dataset.js';
 import { labSeriesFlows } from './labSeriesFlows.js';
-import { shippedModel, withoutGroups } from './shippedModel.js';
+import { shippedModel, withoutGate } from './shippedModel.js';
 
 const flow = labSeriesFlows('beyond-nearer.json.gz')[0];
 const lossClaim = (v: Verdict) => v.evidence!.claims.find((c) => c.classifier === 'loss-based')!;
 
 describe('an answer the trained groups alone held nearer another class', () => {
   it('without session 60\'s added groups (as the model was): Veno likeliest, Vegas nearer, no answer', () => {
-    const v = classifyFlow(toSeries(flow), withoutGroups(shippedModel(), /\.beyond2$/));
+    const v = classifyFlow(toSeries(flow), withoutGate(shippedModel(), '.beyond2'));
     expect(v.label).toBe('Unknown');
     expect(v.reason).toMatch(/likeliest Veno .*Vegas's trained flows lie clearly nearer/);
   });

@@ -14,7 +14,7 @@ import type { Claim } from '../../../src/classify/types.js';
 import type { Verdict } from '../../../src/classify/verdict.js';
 import { toSeries } from '../../../src/train/dataset.js';
 import { labSeriesFlows } from './labSeriesFlows.js';
-import { shippedModel, withoutGroups } from './shippedModel.js';
+import { shippedModel, withoutGate } from './shippedModel.js';
 
 const model = shippedModel();
 
@@ -25,7 +25,7 @@ describe('BBRv1 ProbeRTT seen twice over a loss-based learned shape', () => {
     expect(flows.map((f) => f.profile)).toEqual(['video', 'nebby-50', 'nebby-100']);
     // Read on the model without session 60's `.beyond2` groups: with them the nebby-50 flow's shape
     // names nothing (its ProbeRTT alone names it BBRv1, below).
-    const before = withoutGroups(model, /\.beyond2$/);
+    const before = withoutGate(model, '.beyond2');
     for (const [f, shape] of [[flows[0], 'Veno'], [flows[1], 'HTCP']] as const) {
       const v = classifyFlow(toSeries(f), before);
       expect(fuseProfiles([classifyFlow(toSeries(f), model)], { calibration: model.calibration }).label, `${f.profile}, shipped model`).toBe('BBRv1');

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyFlow, fuseProfiles } from '../../../src/classify/index.js';
-import { checkEnvelope, fitEnvelope, UPSTREAM_LOSS_AXIS } from '../../../src/classify/envelope.js';
+import { checkEnvelope, fitEnvelope, UPSTREAM_LOSS_AXIS, VERDICT_INSIDE_SCALES } from '../../../src/classify/envelope.js';
 import { toSeries, type DatasetEntry } from '../../../src/train/dataset.js';
 import type { FlowConditions } from '../../../src/trace/types.js';
 import { shippedModel } from './shippedModel.js';
@@ -42,6 +42,8 @@ describe('loss on the server\'s side', () => {
       // envelope holds a round with 0.3% loss on the server's side (AC, in `.beyond2`), 90 ms away.
       expect(v.reason).toMatch(/^conditions unlike any the model was trained under: (loss before the capture point|BDP)/);
       expect(v.conditions?.inside).toBe(false);
+      // ...but the loss is what keeps the flow out: without that axis it lies inside.
+      expect(checkEnvelope(model.envelope, v.conditions!.measured!, [UPSTREAM_LOSS_AXIS], VERDICT_INSIDE_SCALES).inside).toBe(true);
     }
   });
 

@@ -49,3 +49,18 @@ export function withoutGroupsBeyond(m: Model): Model {
   const first = gates.map(([, g]) => g.envelope).sort((a, b) => a.tcp.length + a.quic.length - (b.tcp.length + b.quic.length))[0];
   return { ...m, envelope: first, classifiers: { ...m.classifiers, 'loss-based': { ...rest, gnb: { ...lb.gnb, classes } } } };
 }
+
+/**
+ * The shipped model as it was before one gate's groups were added beyond the trained conditions
+ * (`suffix`, e.g. session 60's `.beyond2`): those groups go, the priors are uniform over labels
+ * again, the envelope is the one that gate kept (the model's before them) and the gate itself goes.
+ * Exact like withoutGroupsBeyond, for one gate of several.
+ */
+export function withoutGate(m: Model, suffix: string): Model {
+  const lb = m.classifiers['loss-based'] as LossBasedParams;
+  const gate = lb.groupsNeedOutside?.[suffix];
+  if (!gate) throw new Error(`the model has no ${suffix} gate`);
+  const classes = pricedUniformOverLabels(lb.gnb.classes.filter((c) => !c.label.endsWith(suffix)));
+  const { [suffix]: _gone, ...gates } = lb.groupsNeedOutside!;
+  return { ...m, envelope: gate.envelope, classifiers: { ...m.classifiers, 'loss-based': { ...lb, groupsNeedOutside: gates, gnb: { ...lb.gnb, classes } } } };
+}
