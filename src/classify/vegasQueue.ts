@@ -43,11 +43,11 @@ function mostQueuedUnder(classifiers: Array<Record<string, JsonObject> | undefin
  * Why Vegas cannot stand (null: another label, none measured a queue, or the profiles' queues are
  * not all on one side: a profile kept 1.5-8, or one kept under 1.5 and another 8 or more, which
  * this does not judge): every profile that measured a queue kept under its alpha (a sender
- * cruising at the BDP), or every one kept twice its beta or more (a sender filling the buffer). WHY the upper side (session
- * 60): over every stored set through round AN, 81 of 82 fused Vegas answers were right, each with a
- * profile keeping 3.0-6.8 packets (kernel Vegas falls back to Reno when it gets too few RTT
- * samples and then fills the buffer behind one profile: up to 142 there); the wrong one, kernel
- * Veno 140 ms away at 450 kbit/s, kept 22.8 and 26.9 and read Vegas at 1.00.
+ * cruising at the BDP), or every one kept twice its beta or more (a sender filling the buffer).
+ * WHY the upper side (session 60): over every stored set through round AN, 81 of 82 fused Vegas
+ * answers were right, each with a profile keeping 3.0-6.8 packets (kernel Vegas falls back to Reno
+ * when it gets too few RTT samples and then fills the buffer behind one profile: up to 142 there);
+ * the wrong one, kernel Veno 140 ms away at 450 kbit/s, kept 22.8 and 26.9 and read Vegas at 1.00.
  */
 export function vegasQueueWithheld(label: string, classifiers: Array<Record<string, JsonObject> | undefined>): string | null {
   if (label !== 'Vegas') return null;
