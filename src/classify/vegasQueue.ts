@@ -33,6 +33,12 @@ export const queuedOf = (c: Record<string, JsonObject> | undefined): number | nu
 const measuredQueues = (classifiers: Array<Record<string, JsonObject> | undefined>): number[] =>
   classifiers.map(queuedOf).filter((q): q is number => q !== null);
 
+/** The least any profile kept queued, or null when none measured a queue. */
+function leastQueued(classifiers: Array<Record<string, JsonObject> | undefined>): number | null {
+  const queues = measuredQueues(classifiers);
+  return queues.length ? Math.min(...queues) : null;
+}
+
 /** The most any profile kept queued, when each that measured a queue kept under `bound` (null: none measured one, or one kept `bound` or more). */
 function mostQueuedUnder(classifiers: Array<Record<string, JsonObject> | undefined>, bound: number): number | null {
   const queues = measuredQueues(classifiers);
@@ -53,10 +59,9 @@ export function vegasQueueWithheld(label: string, classifiers: Array<Record<stri
   if (label !== 'Vegas') return null;
   const most = mostQueuedUnder(classifiers, MIN_QUEUED_PACKETS);
   if (most !== null) return `Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept ${most.toFixed(1)} (under ${MIN_QUEUED_PACKETS}): a sender cruising at the BDP (BBR-like) looks like this`;
-  const queues = measuredQueues(classifiers);
-  const least = queues.length ? Math.min(...queues) : null;
+  const least = leastQueued(classifiers);
   return least === null || least < FAST_MIN_QUEUED_PACKETS ? null
-    : `Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept ${least.toFixed(1)} or more${queues.length > 1 ? ' in every profile' : ''} (${FAST_MIN_QUEUED_PACKETS} or more, twice Vegas's beta): a loss-based sender filling the buffer looks like this`;
+    : `Vegas keeps 2-4 packets queued above the BDP, and the flow's held level kept ${least.toFixed(1)} or more${measuredQueues(classifiers).length > 1 ? ' in every profile' : ''} (${FAST_MIN_QUEUED_PACKETS} or more, twice Vegas's beta): a loss-based sender filling the buffer looks like this`;
 }
 
 /**
@@ -87,8 +92,7 @@ export function akamaiQueueWithheld(label: string, classifiers: Array<Record<str
     return `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's level kept ${capped.toFixed(0)} (over ${FAST_MAX_QUEUED_PACKETS}, twice FAST's alpha) in a profile: a level held by a window cap (the receiver's or the sender's buffer) looks like this`;
   }
   if (classifiers.some((c) => c?.akamai?.decision === AKAMAI)) return null;
-  const queues = measuredQueues(classifiers);
-  const least = queues.length ? Math.min(...queues) : null;
+  const least = leastQueued(classifiers);
   return least === null || least >= FAST_MIN_QUEUED_PACKETS ? null
-    : `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's held level kept ${least.toFixed(1)}${queues.length > 1 ? ' in a profile' : ''} (under ${FAST_MIN_QUEUED_PACKETS}, twice Vegas's beta) without AkamaiCC's back-offs every 10-20 s: a delay-based sender with a small queue target (Vegas-like) looks like this`;
+    : `the AkamaiCC-like class is FAST's level with 20 packets queued above the BDP, and the flow's held level kept ${least.toFixed(1)}${measuredQueues(classifiers).length > 1 ? ' in a profile' : ''} (under ${FAST_MIN_QUEUED_PACKETS}, twice Vegas's beta) without AkamaiCC's back-offs every 10-20 s: a delay-based sender with a small queue target (Vegas-like) looks like this`;
 }

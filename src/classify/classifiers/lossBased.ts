@@ -244,8 +244,14 @@ function nearerWithout(p: ReturnType<typeof predictGnb>, label: string, factor: 
   if (factor === undefined) return false;
   const ratio: Record<string, number> = {};
   for (const k of p.inDistribution) ratio[labelOf(k)] = Math.min(ratio[labelOf(k)] ?? Infinity, p.gateRatio[k]);
+  return labelsNearer(ratio, Object.keys(ratio), label, factor).length > 0;
+}
+
+/** The labels among `held` whose gate ratio is under `label`'s by more than `factor`, nearest first (none when `label`'s own is not finite). */
+function labelsNearer(ratio: Record<string, number>, held: string[], label: string, factor: number): string[] {
   const own = ratio[label];
-  return Number.isFinite(own) && Object.entries(ratio).some(([l, r]) => l !== label && r * factor < own);
+  if (!Number.isFinite(own)) return [];
+  return held.filter((l) => l !== label && ratio[l] * factor < own).sort((a, b) => ratio[a] - ratio[b]);
 }
 
 /** Flows with no measured shape feature at all cannot be judged. */
@@ -334,11 +340,9 @@ export function linkIdleMaxima(flows: Iterable<{ label: string; group: string; f
 /** A class whose trained flows hold the flow clearly more closely than the likeliest's do (nearerClassFactor), if any. */
 function nearerClass(params: LossBasedParams, p: LossPrediction, likeliest: string): string | undefined {
   const factor = params.nearerClassFactor;
-  const own = p.gateRatio[likeliest];
   // Gate ratios are compared only against training flows (the nearest-kernel gate), not class means.
-  if (factor === undefined || !params.gnb.oodNearest || !p.inDistribution.includes(likeliest) || !Number.isFinite(own)) return undefined;
-  const nearer = p.inDistribution.filter((l) => l !== likeliest && p.gateRatio[l] * factor < own);
-  return nearer.sort((a, b) => p.gateRatio[a] - p.gateRatio[b])[0];
+  if (factor === undefined || !params.gnb.oodNearest || !p.inDistribution.includes(likeliest)) return undefined;
+  return labelsNearer(p.gateRatio, p.inDistribution, likeliest, factor)[0];
 }
 
 const round = (r: Record<string, number>): { [k: string]: Json } =>

@@ -41,13 +41,13 @@ export function withoutGroups(m: Model, suffix: RegExp): Model {
  * priors are uniform over labels again. Exact, unlike withoutGroups: the gate recorded what it widened.
  */
 export function withoutGroupsBeyond(m: Model): Model {
-  const lb = m.classifiers['loss-based'] as LossBasedParams;
-  const gates = Object.entries(lb.groupsNeedOutside ?? {});
+  const gates = Object.entries((m.classifiers['loss-based'] as LossBasedParams).groupsNeedOutside ?? {});
   if (!gates.length) return m;
-  const classes = pricedUniformOverLabels(lb.gnb.classes.filter((c) => !gates.some(([suffix]) => c.label.endsWith(suffix))));
-  const { groupsNeedOutside: _gone, ...rest } = lb;
-  const first = gates.map(([, g]) => g.envelope).sort((a, b) => a.tcp.length + a.quic.length - (b.tcp.length + b.quic.length))[0];
-  return { ...m, envelope: first, classifiers: { ...m.classifiers, 'loss-based': { ...rest, gnb: { ...lb.gnb, classes } } } };
+  // The last gate added kept the widest envelope: undo the gates from the last to the first.
+  const size = (e: (typeof gates)[number][1]['envelope']) => e.tcp.length + e.quic.length;
+  const before = gates.sort(([, a], [, b]) => size(b.envelope) - size(a.envelope)).reduce((model, [suffix]) => withoutGate(model, suffix), m);
+  const { groupsNeedOutside: _gone, ...rest } = before.classifiers['loss-based'] as LossBasedParams;
+  return { ...before, classifiers: { ...before.classifiers, 'loss-based': rest } };
 }
 
 /**
