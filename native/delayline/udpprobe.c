@@ -7,8 +7,8 @@
  *   ccb-udpprobe rtt  --dst IP --port P --rate PPS --count N [--wait-ms 2000] [--rt-prio P]
  *   ccb-udpprobe stalls --count N [--rt-prio P]
  *
- * stalls measures the host, not a network: it wakes N times, each at the next millisecond
- * tick, and counts how late it woke (a stall that swallows ticks is one late wake-up, so a
+ * stalls measures the host, not a network: on each CPU it may use, a thread pinned there wakes
+ * N times, each at the next millisecond tick, and counts how late it woke (a stall that swallows ticks is one late wake-up, so a
  * stalling host takes longer than N ms). On an idle machine a real-time
  * thread wakes within tens of microseconds; a VM whose host deschedules it, or a kernel
  * without preemption busy elsewhere, shows wake-ups milliseconds late. Every timing
@@ -31,6 +31,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -330,29 +331,73 @@ static int cmd_rtt(const struct options *o)
 	return 0;
 }
 
-static int cmd_stalls(const struct options *o)
+struct stall_sampler {
+	int cpu;
+	uint64_t count, wakeups, over1, over3;
+	int64_t max_late, late_sum;
+};
+
+/* One CPU's sampler: wakes at each next millisecond, pinned to its CPU. */
+static void *sample_cpu(void *arg)
 {
-	uint64_t over1 = 0, over3 = 0;
-	int64_t max_late = 0, late_sum = 0;
+	struct stall_sampler *s = arg;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(s->cpu, &one);
+	int err = pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+	if (err) fprintf(stderr, "ccb-udpprobe: warning: cannot pin the sampler to CPU %d: %s\n", s->cpu, strerror(err));
 	int64_t next = mono_ns();
-	uint64_t n;
-	for (n = 0; n < o->count && !stop_requested; n++) {
+	for (s->wakeups = 0; s->wakeups < s->count && !stop_requested; s->wakeups++) {
 		next += 1000000;
 		struct timespec at = ns_to_timespec(next);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop_requested) {}
 		if (stop_requested) break; /* a cut-short sleep is not a wake-up */
-		int64_t now = mono_ns();
-		int64_t late = now - next;
-		if (late > 1000000) { over1++; late_sum += late; }
-		if (late > 3000000) over3++;
-		if (late > max_late) max_late = late;
+		int64_t late = mono_ns() - next;
+		if (late > 1000000) { s->over1++; s->late_sum += late; }
+		if (late > 3000000) s->over3++;
+		if (late > s->max_late) s->max_late = late;
 		/* One stall is one late wake-up: skip the deadlines it swallowed. */
 		if (late >= 1000000) next += (late / 1000000) * 1000000;
 	}
-	printf("{\"wakeups\":%" PRIu64 ",\"lateOver1ms\":%" PRIu64 ",\"lateOver3ms\":%" PRIu64
+	return NULL;
+}
+
+/*
+ * One sampler per CPU this process may run on: a guest's vCPUs can be descheduled one at a
+ * time, and a single sampler would wake on whichever CPU was running while the delay line
+ * sat on the stalled one. Figures are summed over CPUs (the worst is the worst of any).
+ */
+static int cmd_stalls(const struct options *o)
+{
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) die("sched_getaffinity");
+	int ncpu = CPU_COUNT(&allowed);
+	struct stall_sampler *s = calloc((size_t)ncpu, sizeof *s);
+	pthread_t *threads = calloc((size_t)ncpu, sizeof *threads);
+	if (!s || !threads) die("calloc");
+	for (int cpu = 0, i = 0; i < ncpu; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed)) continue;
+		s[i] = (struct stall_sampler){ .cpu = cpu, .count = o->count };
+		int err = pthread_create(&threads[i], NULL, sample_cpu, &s[i]);
+		if (err) { errno = err; die("pthread_create"); }
+		i++;
+	}
+	uint64_t wakeups = 0, over1 = 0, over3 = 0;
+	int64_t max_late = 0, late_sum = 0;
+	for (int i = 0; i < ncpu; i++) {
+		pthread_join(threads[i], NULL);
+		wakeups += s[i].wakeups;
+		over1 += s[i].over1;
+		over3 += s[i].over3;
+		late_sum += s[i].late_sum;
+		if (s[i].max_late > max_late) max_late = s[i].max_late;
+	}
+	printf("{\"cpus\":%d,\"wakeups\":%" PRIu64 ",\"lateOver1ms\":%" PRIu64 ",\"lateOver3ms\":%" PRIu64
 	       ",\"maxLateUs\":%.1f,\"lateOver1msTotalMs\":%.1f}\n",
-	       n, over1, over3, max_late / 1000.0, late_sum / 1e6);
+	       ncpu, wakeups, over1, over3, max_late / 1000.0, late_sum / 1e6);
 	fflush(stdout);
+	free(s);
+	free(threads);
 	return 0;
 }
 

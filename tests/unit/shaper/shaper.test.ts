@@ -89,7 +89,7 @@ describe('judging the added RTT on a host that stalls', () => {
     // 50 windows of 10 ms: the stage was 500 ms late in all.
     const stats = { packets: 1, maxHeld: 1, lateReleasesOver1ms: 50, enobufs: 0,
       lateWindowsUs: Array.from({ length: 50 }, (_, i) => [i * 1e6, i * 1e6 + 10_000] as [number, number]) };
-    const host = (lateMs: number) => ({ wakeups: 20_000, lateOver1ms: 10, lateOver3ms: 5, maxLateUs: 9000, lateOver1msTotalMs: lateMs,
+    const host = (lateMs: number) => ({ cpus: 2, wakeups: 20_000, lateOver1ms: 10, lateOver3ms: 5, maxLateUs: 9000, lateOver1msTotalMs: lateMs,
       startedAtUs: 0, stoppedAtUs: 60e6 });
     const withHost = (lateMs: number) => evaluate({ profile, flows: 1 }, 'nfqueue', measure(onTime), onTime.map(() => false), capture, stats, 1, host(lateMs));
     expect(check(withHost(48), 'host stalls: delay stage late').ok).toBe(false); // quiet host: the stage fell behind
