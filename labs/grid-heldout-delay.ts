@@ -116,5 +116,8 @@ export default defineGrid({
     { id: 'hd-an-r2000-60j2', axis: 'bottleneck', value: '2 Mbit/s behind both Nebby profiles, 60 ms away, 2 ms jitter', path: { rttMs: 60, jitterMs: 2 }, profile: { rateKbit: 2000 } },
     // Session 60, round AO (as in labs/grid-heldout.ts): chosen after AM and AN were read.
     { id: 'hd-ao-r1600-90j2', axis: 'bottleneck', value: '1.6 Mbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 1600 } },
+    // Session 61, rounds AP and AQ (as in labs/grid-heldout.ts): chosen at the session's start.
+    { id: 'hd-ap-r800-75j2', axis: 'bottleneck', value: '800 kbit/s behind both Nebby profiles, 75 ms away, 2 ms jitter', path: { rttMs: 75, jitterMs: 2 }, profile: { rateKbit: 800 } },
+    { id: 'hd-aq-r550-45j2', axis: 'bottleneck', value: '550 kbit/s behind both Nebby profiles, 45 ms away, 2 ms jitter', path: { rttMs: 45, jitterMs: 2 }, profile: { rateKbit: 550 } },
   ],
 });

@@ -43,5 +43,8 @@ export default defineGrid({
     // added groups, before the fix was measured on strangers: other rates, both kinds of profile.
     { id: 'ho-r1100-45j1', axis: 'bottleneck', value: '1.1 Mbit/s behind both Nebby profiles, 45 ms, 1 ms jitter', path: { rttMs: 45, jitterMs: 1 }, profile: { rateKbit: 1100 } },
     { id: 'ho-v2600-100j2', axis: 'bottleneck', value: 'video at 2.6 Mbit/s, 100 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 100, jitterMs: 2 }, profile: { rateKbit: 2600 }, runs: 1 },
+    // Chosen (session 61) at its start, before anything was measured: strangers for round AQ.
+    { id: 'ho-r900-120j1', axis: 'bottleneck', value: '900 kbit/s behind both Nebby profiles, 120 ms, 1 ms jitter', path: { rttMs: 120, jitterMs: 1 }, profile: { rateKbit: 900 } },
+    { id: 'ho-v1500-70j2', axis: 'bottleneck', value: 'video at 1.5 Mbit/s, 70 ms, 2 ms jitter', profiles: ['video'], path: { rttMs: 70, jitterMs: 2 }, profile: { rateKbit: 1500 }, runs: 1 },
   ],
 });

@@ -313,5 +313,13 @@ export default defineGrid({
     { id: 'h-ao-r1600-90j2', axis: 'bottleneck', value: '1.6 Mbit/s behind both Nebby profiles, 90 ms away, 2 ms jitter', path: { rttMs: 90, jitterMs: 2 }, profile: { rateKbit: 1600 } },
     { id: 'h-ao-r350-110j1', axis: 'bottleneck', value: '350 kbit/s behind both Nebby profiles, 110 ms away, 1 ms jitter', path: { rttMs: 110, jitterMs: 1 }, profile: { rateKbit: 350 } },
     { id: 'h-ao-v2000-140j1', axis: 'bottleneck', value: 'video at 2 Mbit/s, 140 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 140, jitterMs: 1 }, profile: { rateKbit: 2000 } },
+    // Session 61, rounds AP and AQ: chosen at the session's start, before anything was measured.
+    // AP judges the shipped model blind and is then trained as gated groups; AQ judges that.
+    { id: 'h-ap-r800-75j2', axis: 'bottleneck', value: '800 kbit/s behind both Nebby profiles, 75 ms away, 2 ms jitter', path: { rttMs: 75, jitterMs: 2 }, profile: { rateKbit: 800 } },
+    { id: 'h-ap-r1300-160j1', axis: 'bottleneck', value: '1.3 Mbit/s behind both Nebby profiles, 160 ms away, 1 ms jitter', path: { rttMs: 160, jitterMs: 1 }, profile: { rateKbit: 1300 } },
+    { id: 'h-ap-v1700-35j2', axis: 'bottleneck', value: 'video at 1.7 Mbit/s, 35 ms away, 2 ms jitter', profiles: ['video'], path: { rttMs: 35, jitterMs: 2 }, profile: { rateKbit: 1700 } },
+    { id: 'h-aq-r1800-120j1', axis: 'bottleneck', value: '1.8 Mbit/s behind both Nebby profiles, 120 ms away, 1 ms jitter', path: { rttMs: 120, jitterMs: 1 }, profile: { rateKbit: 1800 } },
+    { id: 'h-aq-r550-45j2', axis: 'bottleneck', value: '550 kbit/s behind both Nebby profiles, 45 ms away, 2 ms jitter', path: { rttMs: 45, jitterMs: 2 }, profile: { rateKbit: 550 } },
+    { id: 'h-aq-v2800-110j1', axis: 'bottleneck', value: 'video at 2.8 Mbit/s, 110 ms away, 1 ms jitter', profiles: ['video'], path: { rttMs: 110, jitterMs: 1 }, profile: { rateKbit: 2800 } },
   ],
 });
